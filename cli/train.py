@@ -1,0 +1,76 @@
+"""``remask train``: pre-train AR-FIM, adapt to diffusion, resume, export the bundle."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from remask.infill.data import DataConfig
+from remask.infill.model import ModelConfig
+from remask.infill.train import DEFAULT_HOME, TrainConfig, export, train
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train", help="train or resume a model on the allow-listed corpus")
+    p.add_argument("--run", default="diffusion", help="run name or directory (checkpoints)")
+    p.add_argument("--objective", choices=["ar", "diffusion"], default="diffusion")
+    p.add_argument("--init", type=Path, help="start from this model directory (AR → diffusion)")
+    p.add_argument("--resume", action="store_true", help="continue the run if it exists")
+    p.add_argument("--max-tokens", type=float, default=0, help="stop at this many tokens")
+    p.add_argument("--max-minutes", type=float, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--block", type=int, default=DataConfig.block)
+    p.add_argument("--d-model", type=int, default=ModelConfig.d_model)
+    p.add_argument("--n-layer", type=int, default=ModelConfig.n_layer)
+    p.add_argument("--n-head", type=int, default=ModelConfig.n_head)
+    p.add_argument("--no-shift", action="store_true", help="predict each token at its own slot")
+    p.add_argument("--eval-every", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--home", type=Path, default=DEFAULT_HOME, help="corpus and runs live here")
+    p.add_argument("--export", type=Path, metavar="DIR",
+                   help="write the run's EMA weights as a bundle to DIR and exit")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run) if "/" in str(args.run) else args.home / "runs" / args.run
+    if args.export:
+        if not (run_dir / "state.json").exists():
+            print(f"remask train: no run at {run_dir}", file=sys.stderr)
+            return 2
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).parent).stdout.strip()
+        info = export(run_dir, args.export, " ".join(["remask", *sys.argv[1:]]), commit)
+        print(f"exported {info['tokens_total'] / 1e6:.1f}M tokens of training to {args.export}")
+        return 0
+    if (run_dir / "state.json").exists() and not args.resume:
+        print(f"remask train: {run_dir} exists; pass --resume to continue it", file=sys.stderr)
+        return 2
+    if args.init is not None and not (args.init / "config.json").exists():
+        print(f"remask train: --init {args.init}: no model there", file=sys.stderr)
+        return 2
+    d_ff = int(args.d_model * 8 / 3) // 16 * 16
+    model_cfg = ModelConfig(d_model=args.d_model, n_layer=args.n_layer, n_head=args.n_head,
+                            d_ff=d_ff, shift=not args.no_shift)
+    cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
+                      threads=args.threads, eval_every=args.eval_every,
+                      max_tokens=int(args.max_tokens), max_minutes=args.max_minutes,
+                      data=DataConfig(block=args.block))
+    _init_distributed()
+    state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home)
+    print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")
+    return 0
+
+
+def _init_distributed() -> None:
+    """Join the process group when started by torchrun (gloo: CPU-only machines)."""
+    import os
+
+    import torch.distributed as dist
+
+    if "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
+        dist.init_process_group("gloo")

@@ -1,0 +1,183 @@
+"""Training examples: infill-shaped spans cut from real files, laid out for AR-FIM or diffusion.
+
+Both objectives share one layout, ``<fim_prefix> prefix <fim_suffix> suffix <fim_middle> middle``,
+so the AR checkpoint adapts to diffusion without relearning where things are. Spans are drawn the
+way an editor produces them — whole lines, the rest of a line, a piece of a line, and arbitrary
+character ranges — and prefix, middle and suffix are tokenized apart, exactly as at inference.
+
+For diffusion the middle becomes a canvas with variable-length targets (DreamOn-style): a pair of
+adjacent tokens may merge into one ``<expand>`` target (the canvas was too short there) and
+``<delete>`` targets pad it (too long); both are always masked, so the model learns to grow and
+shrink a canvas whose true length it is never told.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .tokenizer import Tokenizer
+
+IGNORE = -100
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    block: int = 320  # tokens per training sequence
+    max_middle: int = 96  # longest span (canvas) for infill examples
+    uncond_rate: float = 0.1  # examples with no context: the whole window is the span
+    span_kinds: tuple[tuple[str, float], ...] = (
+        ("lines", 0.45), ("line_rest", 0.15), ("in_line", 0.15), ("chars", 0.25))
+    expand_rate: float = 0.3  # fraction of diffusion examples with merged <expand> targets
+    delete_rate: float = 0.5  # fraction of diffusion examples padded with <delete> targets
+    min_t: float = 0.02  # lowest mask rate (1/t weights explode below it)
+
+
+@dataclass
+class Batch:
+    """A training batch; ``weights``/``denom`` make one loss formula serve both objectives."""
+
+    idx: torch.Tensor  # (B, T) input ids
+    targets: torch.Tensor  # (B, T) target id for the logits at each position, IGNORE if none
+    weights: torch.Tensor  # (B, T) loss weight of each target
+    denom: torch.Tensor  # (B,) normaliser of each example
+    n_ctx: torch.Tensor  # (B,) context length (diffusion attention layout)
+    valid: torch.Tensor  # (B, T) False at padding
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [i + 1 for i, c in enumerate(text) if c == "\n" and i + 1 < len(text)]
+
+
+def choose_span(text: str, kind: str, rng: np.random.Generator) -> tuple[int, int]:
+    """Character offsets [a, b) of one span of ``kind`` in ``text``."""
+    starts = _line_starts(text)
+    ends = starts[1:] + [len(text)]
+    li = int(rng.integers(len(starts)))
+    s, e = starts[li], ends[li]
+    if kind == "lines":
+        k = min(int(rng.geometric(0.35)), 16)
+        return s, ends[min(li + k - 1, len(ends) - 1)]
+    line = text[s:e]
+    indent = len(line) - len(line.lstrip(" \t"))
+    lo = s + indent
+    if kind == "line_rest":
+        return (int(rng.integers(lo, e)) if e > lo else s), e
+    if kind == "in_line":
+        a, b = sorted(int(x) for x in rng.integers(lo, max(e, lo + 1), size=2))
+        return a, max(b, a + 1) if a < len(text) else a
+    a = int(rng.integers(len(text)))
+    return a, min(len(text), a + int(rng.integers(1, 300)))
+
+
+def _window(doc: str, n_chars: int, rng: np.random.Generator) -> str:
+    if len(doc) <= n_chars:
+        return doc
+    starts = _line_starts(doc[: len(doc) - n_chars // 2])
+    a = starts[int(rng.integers(len(starts)))]
+    return doc[a:a + n_chars]
+
+
+def _fit(p: list[int], s: list[int], budget: int) -> tuple[list[int], list[int]]:
+    """Keep the prefix's tail and the suffix's head, sharing ``budget`` tokens."""
+    keep_s = min(len(s), max(budget // 2, budget - len(p)))
+    keep_p = min(len(p), budget - keep_s)
+    return p[len(p) - keep_p:], s[:keep_s]
+
+
+def cut_example(doc: str, tok: Tokenizer, cfg: DataConfig, rng: np.random.Generator
+                ) -> tuple[list[int], list[int], list[int]]:
+    """Tokenized (prefix, middle, suffix) of one span from ``doc``, fitting ``cfg.block``."""
+    text = _window(doc, cfg.block * 5, rng)
+    if rng.random() < cfg.uncond_rate:
+        m = tok.encode(text)[: cfg.block - 4]
+        return [], m, []
+    kinds, probs = zip(*cfg.span_kinds, strict=True)
+    kind = kinds[int(rng.choice(len(kinds), p=np.array(probs) / sum(probs)))]
+    a, b = choose_span(text, kind, rng)
+    p, m, s = tok.encode_span(text[:a], text[a:b], text[b:])
+    if len(m) > cfg.max_middle:  # the rest of an over-long span becomes suffix
+        s = tok.encode(tok.decode(m[cfg.max_middle:]) + text[b:])
+        m = m[: cfg.max_middle]
+    p, s = _fit(p, s, cfg.block - len(m) - 4 - (len(m) // 2 + 2))  # room for <delete>s
+    return p, m, s
+
+
+def ar_example(p, m, s, tok: Tokenizer, cfg: DataConfig):
+    """``<pre> p <suf> s <mid> m <eos>``; every next token is a target (the FIM paper's loss)."""
+    sp = tok.special
+    seq = [sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle, *m, sp.eos]
+    targets = seq[1:] + [IGNORE]
+    n = len(seq) - 1
+    return seq, targets, [1.0] * n + [0.0], float(n), len(p) + len(s) + 2
+
+
+def diffusion_example(p, m, s, tok: Tokenizer, cfg: DataConfig, rng: np.random.Generator,
+                      shift: bool):
+    """``<pre> p <suf> s <mid> canvas`` with canvas positions masked at a rate t ~ U(min_t, 1)."""
+    sp = tok.special
+    canvas = list(m)
+    if len(canvas) >= 4 and rng.random() < cfg.expand_rate:
+        n_merge = int(rng.integers(1, len(canvas) // 4 + 1))
+        starts = sorted(rng.choice(len(canvas) - 1, size=n_merge, replace=False))
+        merged, j = [], 0
+        for st in starts:
+            if st < j:
+                continue
+            merged += canvas[j:st] + [sp.expand]
+            j = st + 2
+        canvas = merged + canvas[j:]
+    if rng.random() < cfg.delete_rate or not canvas:
+        n_del = int(rng.integers(1, max(2, len(canvas)) + 1))
+        if rng.random() < 0.3:  # deletes inside the canvas too, not only trailing
+            for _ in range(n_del):
+                canvas.insert(int(rng.integers(len(canvas) + 1)), sp.delete)
+        else:
+            canvas += [sp.delete] * n_del
+    canvas = canvas[: cfg.block - len(p) - len(s) - 3]
+    t = float(rng.uniform(cfg.min_t, 1.0))
+    special = np.isin(canvas, [sp.expand, sp.delete])
+    masked = (rng.random(len(canvas)) < t) | special
+    if not masked.any():
+        masked[int(rng.integers(len(canvas)))] = True
+    n_ctx = len(p) + len(s) + 2
+    seq = [sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]
+    seq += [sp.mask if mk else c for c, mk in zip(canvas, masked, strict=True)]
+    targets = [IGNORE] * len(seq)
+    weights = [0.0] * len(seq)
+    first = n_ctx + 1  # position of the first canvas token
+    for j, (c, mk) in enumerate(zip(canvas, masked, strict=True)):
+        if mk:
+            at = first + j - 1 if shift else first + j
+            targets[at], weights[at] = c, 1.0 / t
+    return seq, targets, weights, float(len(canvas)), n_ctx
+
+
+def make_batch(docs: list[str], tok: Tokenizer, cfg: DataConfig, rng: np.random.Generator,
+               objective: str, shift: bool = True) -> Batch:
+    """Collate one example per document, padded to ``cfg.block``."""
+    rows = []
+    for doc in docs:
+        p, m, s = cut_example(doc, tok, cfg, rng)
+        if objective == "ar":
+            rows.append(ar_example(p, m, s, tok, cfg))
+        elif objective == "diffusion":
+            rows.append(diffusion_example(p, m, s, tok, cfg, rng, shift))
+        else:
+            raise ValueError(f"unknown objective {objective!r}")
+    B, T = len(rows), cfg.block
+    idx = torch.full((B, T), tok.special.pad, dtype=torch.long)
+    targets = torch.full((B, T), IGNORE, dtype=torch.long)
+    weights = torch.zeros(B, T)
+    valid = torch.zeros(B, T, dtype=torch.bool)
+    for i, (seq, tgt, w, _, _) in enumerate(rows):
+        n = min(len(seq), T)
+        idx[i, :n] = torch.tensor(seq[:n])
+        targets[i, :n] = torch.tensor(tgt[:n])
+        weights[i, :n] = torch.tensor(w[:n])
+        valid[i, :n] = True
+    denom = torch.tensor([r[3] for r in rows])
+    n_ctx = torch.tensor([r[4] for r in rows])
+    return Batch(idx, targets, weights, denom, n_ctx, valid)

@@ -1,0 +1,315 @@
+"""The training driver: AR-FIM pre-training and adaptation to masked diffusion.
+
+A run lives in a directory (``~/.cache/remask/runs/NAME`` by default) holding fp32 weights, an
+EMA copy, the optimizer state and ``state.json`` — all safetensors/JSON, nothing pickled — so
+``--resume`` continues exactly where the last session stopped, and tokens add up across
+sessions. ``export`` writes the small fp16 bundle that ships with the package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from safetensors.torch import load_file, save_file
+
+from .corpus import Corpus, build_corpus
+from .data import IGNORE, DataConfig, make_batch
+from .model import ModelConfig, Transformer, infill_mask, load_model, save_model
+from .objectives import masked_ce, weighted_ce
+from .tokenizer import Tokenizer, train_tokenizer
+
+DEFAULT_HOME = Path(os.environ.get("REMASK_HOME", Path.home() / ".cache" / "remask"))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    objective: str = "ar"  # "ar" (FIM pre-training / baseline) or "diffusion"
+    batch: int = 16
+    lr: float = 1e-3
+    warmup: int = 200
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    ema: float = 0.999
+    seed: int = 0
+    threads: int = 1
+    eval_every: int = 100
+    eval_examples: int = 96
+    max_tokens: int = 0  # stop after this many tokens in total (0: no limit)
+    max_minutes: float = 0.0  # stop after this long in this invocation (0: no limit)
+    vocab_size: int = 4096
+    data: DataConfig = field(default_factory=DataConfig)
+
+
+def _rank() -> tuple[int, int]:
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def prepare_data(home: Path, vocab_size: int, log) -> tuple[Path, Tokenizer]:
+    """Build the corpus and tokenizer under ``home`` once; later runs reuse them."""
+    corpus = home / "corpus"
+    if not (corpus / "manifest.json").exists():
+        log(f"building corpus in {corpus}")
+        build_corpus(corpus, log=log)
+    tok_path = corpus / "tokenizer.json"
+    if not tok_path.exists():
+        log("training tokenizer")
+        tok = train_tokenizer(Corpus(corpus, "train").texts(), vocab_size)
+        tok.save(tok_path)
+    return corpus, Tokenizer.load(tok_path)
+
+
+def _lr(cfg: TrainConfig, step: int) -> float:
+    """Warm up, then constant: the run has no known end, so the EMA does the annealing."""
+    return cfg.lr * min(1.0, (step + 1) / cfg.warmup)
+
+
+def _save_state(run: Path, model: Transformer, ema: Transformer, opt: torch.optim.Optimizer,
+                state: dict) -> None:
+    """Write the checkpoint to a temp dir and swap it in, so a kill never leaves half of one."""
+    tmp = run.with_name(run.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    save_model(model, tmp, torch.float32)
+    save_file({k: v.contiguous() for k, v in ema.state_dict().items()}, str(tmp / "ema.safetensors"))
+    tensors, meta = {}, {}
+    for pid, s in opt.state_dict()["state"].items():
+        for key, val in s.items():
+            if torch.is_tensor(val) and val.dim() > 0:
+                tensors[f"{pid}.{key}"] = val.contiguous()
+            else:
+                meta[f"{pid}.{key}"] = float(val)
+    save_file(tensors, str(tmp / "optim.safetensors"))
+    state = {**state, "optim_scalars": meta}
+    (tmp / "state.json").write_text(json.dumps(state, indent=1))
+    for name in ("tokenizer.json",):
+        if (run / name).exists():
+            shutil.copy(run / name, tmp / name)
+    old = run.with_name(run.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if run.exists():
+        run.rename(old)
+    tmp.rename(run)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _load_optimizer(run: Path, opt: torch.optim.Optimizer, scalars: dict) -> None:
+    tensors = load_file(str(run / "optim.safetensors"))
+    sd = opt.state_dict()
+    state: dict[int, dict] = {}
+    for key, val in {**tensors, **scalars}.items():
+        pid, name = key.split(".", 1)
+        state.setdefault(int(pid), {})[name] = torch.tensor(val) if name == "step" else val
+    sd["state"] = state
+    opt.load_state_dict(sd)
+
+
+@torch.no_grad()
+def evaluate(model: Transformer, batches: list, objective: str) -> dict:
+    """Held-out middle cross-entropy per token (nats).
+
+    For AR it is the exact NLL of the middle; for diffusion the 1/t-weighted bound averaged
+    over the fixed grid of mask rates the batches were made with.
+    """
+    model.eval()
+    total, count = 0.0, 0
+    for b in batches:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            if objective == "ar":
+                logits, _ = model(b.idx, causal=True)
+                tgt = b.targets.clone()
+                tgt[torch.arange(tgt.shape[1])[None, :] < b.n_ctx[:, None] - 1] = IGNORE
+                ce, n = masked_ce(logits, tgt)
+                total, count = total + ce.item(), count + int(n)
+            else:
+                logits, _ = model(b.idx, mask=infill_mask(b.n_ctx, b.valid))
+                loss = weighted_ce(logits, b.targets, b.weights, b.denom)
+                total, count = total + loss.item() * b.denom.sum().item(), count + int(b.denom.sum())
+    model.train()
+    return {"middle_ce": total / max(count, 1)}
+
+
+def heldout_batches(corpus: Path, tok: Tokenizer, cfg: TrainConfig, shift: bool) -> list:
+    """A fixed held-out set (seeded), identical across runs, so curves are comparable."""
+    held = Corpus(corpus, "heldout")
+    rng = np.random.default_rng(1234)
+    docs = [held.sample(rng) for _ in range(cfg.eval_examples)]
+    data = DataConfig(**{**asdict(cfg.data), "expand_rate": 0.0, "delete_rate": 0.0,
+                         "uncond_rate": 0.0, "span_kinds": cfg.data.span_kinds})
+    out = []
+    for i in range(0, len(docs), 16):
+        out.append(make_batch(docs[i:i + 16], tok, data, rng, cfg.objective, shift))
+    return out
+
+
+def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
+          init: Path | None = None, home: Path = DEFAULT_HOME, console: Console | None = None
+          ) -> dict:
+    """Train (or resume) the run in ``run``; return its final state."""
+    rank, world = _rank()
+    console = console or Console(stderr=True)
+    log = console.log if rank == 0 else (lambda *a, **k: None)
+    torch.set_num_threads(cfg.threads)
+    corpus, tok = prepare_data(home, cfg.vocab_size, log)
+    if init is not None and (init / "tokenizer.json").exists():
+        tok = Tokenizer.load(init / "tokenizer.json")
+    resumed = (run / "state.json").exists()
+    if resumed:
+        state = json.loads((run / "state.json").read_text())
+        tok = Tokenizer.load(run / "tokenizer.json")
+        model = load_model(run)
+        model_cfg = model.cfg
+    else:
+        if init is not None:
+            base = load_model(init)
+            model_cfg = ModelConfig(**{**asdict(base.cfg), "attention": _attention(cfg)})
+            model = Transformer(model_cfg)
+            model.load_state_dict(base.state_dict())
+            prior = _read_json(init / "training.json")
+        else:
+            model_cfg = ModelConfig(**{**asdict(model_cfg or ModelConfig()),
+                                       "vocab_size": tok.vocab_size, "attention": _attention(cfg)})
+            model = Transformer(model_cfg)
+            prior = {}
+        state = {"step": 0, "tokens": 0, "tokens_before": prior.get("tokens_total", 0),
+                 "curve": prior.get("curve", []), "config": _jsonable(asdict(cfg)),
+                 "init": str(init) if init else None, "seconds": 0.0}
+        if rank == 0:
+            run.mkdir(parents=True, exist_ok=True)
+            tok.save(run / "tokenizer.json")
+    model.train()
+    ema = Transformer(model_cfg)
+    ema_path = run / "ema.safetensors"
+    ema.load_state_dict(load_file(str(ema_path)) if resumed else model.state_dict())
+    ema.eval().requires_grad_(False)
+    decay, other = [], []
+    for name, p in model.named_parameters():
+        (decay if p.dim() >= 2 and "embed" not in name else other).append(p)
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                             {"params": other, "weight_decay": 0.0}], lr=cfg.lr,
+                            betas=(0.9, 0.95))
+    if resumed:
+        _load_optimizer(run, opt, state.get("optim_scalars", {}))
+    ddp = torch.nn.parallel.DistributedDataParallel(model) if world > 1 else model
+    rng = np.random.default_rng(cfg.seed + rank)
+    if resumed and "rng" in state:
+        rng.bit_generator.state = state["rng"][rank % len(state["rng"])]
+    train_corpus = Corpus(corpus, "train")
+    evals = heldout_batches(corpus, tok, cfg, model_cfg.shift) if rank == 0 else []
+    log(f"model {model.num_params() / 1e6:.2f}M params, {cfg.objective}, "
+        f"{'resumed at step ' + str(state['step']) if resumed else 'new run'}, world {world}")
+
+    stop = {"now": False}
+
+    def _on_signal(signum, frame):
+        stop["now"] = True
+
+    old_handlers = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    t_start, last_eval = time.time(), time.time()
+    tokens_per_step = cfg.batch * cfg.data.block * world
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                        TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
+                        console=console, disable=rank != 0)
+    with progress:
+        task = progress.add_task(cfg.objective, total=cfg.max_tokens or None,
+                                 completed=state["tokens"], info="")
+        window = []
+        while not stop["now"]:
+            if cfg.max_tokens and state["tokens"] >= cfg.max_tokens:
+                break
+            if cfg.max_minutes and time.time() - t_start > cfg.max_minutes * 60:
+                break
+            t0 = time.time()
+            for g in opt.param_groups:
+                g["lr"] = _lr(cfg, state["step"])
+            b = make_batch([train_corpus.sample(rng) for _ in range(cfg.batch)], tok, cfg.data,
+                           rng, cfg.objective, model_cfg.shift)
+            select = b.targets != IGNORE
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                if cfg.objective == "ar":
+                    logits, _ = ddp(b.idx, causal=True, select=select)
+                else:
+                    logits, _ = ddp(b.idx, mask=infill_mask(b.n_ctx, b.valid), select=select)
+            loss = weighted_ce(logits, b.targets[select], b.weights[select], b.denom)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            with torch.no_grad():
+                for pe, pm in zip(ema.parameters(), model.parameters(), strict=True):
+                    pe.lerp_(pm, 1 - cfg.ema)
+            state["step"] += 1
+            state["tokens"] += tokens_per_step
+            state["seconds"] += time.time() - t0
+            window = (window + [(loss.item(), time.time() - t0)])[-20:]
+            tps = tokens_per_step * len(window) / sum(w[1] for w in window)
+            info = f"loss {np.mean([w[0] for w in window]):.3f}  {tps:,.0f} tok/s  " \
+                   f"{(state['tokens_before'] + state['tokens']) / 1e6:.2f}M tokens"
+            progress.update(task, completed=state["tokens"], info=info)
+            if rank == 0 and state["step"] % cfg.eval_every == 0:
+                _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info)
+                last_eval = time.time()
+    if rank == 0 and time.time() - last_eval > 1:
+        _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, "final")
+    for s, h in old_handlers.items():
+        signal.signal(s, h)
+    return state
+
+
+def _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info) -> None:
+    metrics = evaluate(ema, evals, cfg.objective)
+    total = state["tokens_before"] + state["tokens"]
+    state["curve"].append({"tokens": total, "step": state["step"], "objective": cfg.objective,
+                           **{k: round(v, 4) for k, v in metrics.items()}})
+    state["rng"] = [rng.bit_generator.state]
+    _save_state(run, model, ema, opt, state)
+    log(f"step {state['step']}  {info}  held-out middle CE {metrics['middle_ce']:.3f}")
+
+
+def export(run: Path, out: Path, command: str, commit: str) -> dict:
+    """Write the EMA weights as a small fp16 bundle with its tokenizer and provenance."""
+    state = json.loads((run / "state.json").read_text())
+    model = Transformer(ModelConfig(**json.loads((run / "config.json").read_text())))
+    model.load_state_dict(load_file(str(run / "ema.safetensors")))
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    save_model(model, tmp, torch.float16)
+    shutil.copy(run / "tokenizer.json", tmp / "tokenizer.json")
+    manifest = DEFAULT_HOME / "corpus" / "manifest.json"
+    if manifest.exists():
+        shutil.copy(manifest, tmp / "corpus-manifest.json")
+    info = {"tokens_total": state["tokens_before"] + state["tokens"],
+            "tokens_this_run": state["tokens"], "steps": state["step"],
+            "train_seconds": round(state["seconds"]), "curve": state["curve"],
+            "config": state["config"], "init": state.get("init"),
+            "command": command, "commit": commit}
+    (tmp / "training.json").write_text(json.dumps(info, indent=1) + "\n")
+    if out.exists():
+        shutil.rmtree(out)
+    tmp.rename(out)
+    return info
+
+
+def _attention(cfg: TrainConfig) -> str:
+    return "causal" if cfg.objective == "ar" else "infill"
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _jsonable(d: dict) -> dict:
+    return json.loads(json.dumps(d, default=list))
+
