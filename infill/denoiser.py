@@ -1,0 +1,124 @@
+"""The narrow interface the sampler sees: logits for a batch of canvases, given a context.
+
+Anything that can score masked positions — remask's own transformer, a transformers masked LM,
+a dLLM with its own modeling code — stands behind :class:`Denoiser`; the sampler never learns
+which. A :class:`Context` is prepared once per request, so a backend can cache the prefix and
+suffix (remask's ``infill`` layout makes that cache exact).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+from torch import Tensor
+
+from .model import KVCache, Transformer, infill_mask, load_model
+from .tokenizer import Tokenizer
+
+
+@dataclass
+class Context:
+    """What a backend keeps about one request's prefix and suffix."""
+
+    prefix: list[int]
+    suffix: list[int]
+    state: Any = None  # backend-specific, e.g. cached keys/values
+    tokens_processed: int = 0  # context tokens run through the model when it was prepared
+
+
+class Denoiser(Protocol):
+    tokenizer: Tokenizer
+    name: str
+
+    def context(self, prefix: list[int], suffix: list[int], canvas_max: int) -> Context:
+        """Prepare a request; the backend may drop far context to fit ``canvas_max`` tokens."""
+
+    def logits(self, ctx: Context, canvas: Tensor, valid: Tensor) -> tuple[Tensor, int]:
+        """Logits predicting every canvas position, and the token positions computed.
+
+        Args:
+            canvas: (B, M) token ids, the mask id where undecided.
+            valid: (B, M) False at padding beyond a row's canvas.
+
+        Returns:
+            (B, M, V) logits and the number of positions the forward pass processed.
+        """
+
+
+def fit_context(prefix: list[int], suffix: list[int], budget: int) -> tuple[list[int], list[int]]:
+    """Keep the prefix's tail and the suffix's head, sharing ``budget`` tokens."""
+    keep_s = min(len(suffix), max(budget // 2, budget - len(prefix)))
+    keep_p = min(len(prefix), budget - keep_s)
+    return prefix[len(prefix) - keep_p:], suffix[:keep_s]
+
+
+class RemaskDenoiser:
+    """remask's transformer in the ``infill`` layout, with an exact context cache."""
+
+    def __init__(self, model: Transformer, tokenizer: Tokenizer, window: int = 320,
+                 use_cache: bool = True, name: str = "remask") -> None:
+        if model.cfg.attention != "infill":
+            raise ValueError("this checkpoint was trained causally (AR); it is not a denoiser")
+        self.model, self.tokenizer, self.window = model, tokenizer, window
+        self.use_cache, self.name = use_cache, name
+        self.sp = tokenizer.special
+
+    def context(self, prefix: list[int], suffix: list[int], canvas_max: int) -> Context:
+        p, s = fit_context(prefix, suffix, max(0, self.window - canvas_max - 3))
+        ctx = Context(p, s)
+        ids = torch.tensor([[self.sp.fim_prefix, *p, self.sp.fim_suffix, *s]])  # (1, Tc)
+        if self.use_cache:
+            _, kv = self.model(ids, causal=True)
+            ctx.state, ctx.tokens_processed = kv, ids.shape[1]
+        else:
+            ctx.state = ids
+        return ctx
+
+    def logits(self, ctx: Context, canvas: Tensor, valid: Tensor) -> tuple[Tensor, int]:
+        B, M = canvas.shape
+        mid = torch.full((B, 1), self.sp.fim_middle, dtype=torch.long)
+        x = torch.cat([mid, canvas], dim=1)  # (B, M+1)
+        xvalid = torch.cat([torch.ones(B, 1, dtype=torch.bool), valid], dim=1)
+        if self.use_cache:
+            kv: KVCache = ctx.state
+            P = kv[0][0].shape[2]
+            mask = torch.cat([torch.ones(B, M + 1, P, dtype=torch.bool),
+                              xvalid[:, None, :].expand(B, M + 1, M + 1)], dim=2)[:, None]
+            out, _ = self.model(x, mask=mask, past=kv, pos=P)
+            processed = B * (M + 1)
+        else:
+            ids = ctx.state.expand(B, -1)
+            P = ids.shape[1]
+            full = torch.cat([ids, x], dim=1)  # (B, P+M+1)
+            fvalid = torch.cat([torch.ones(B, P, dtype=torch.bool), xvalid], dim=1)
+            out, _ = self.model(full, mask=infill_mask(torch.full((B,), P), fvalid))
+            out = out[:, P:]
+            processed = B * (P + M + 1)
+        # with shift, the logits at i predict the token at i+1: <fim_middle> predicts canvas[0]
+        out = out[:, :-1] if self.model.cfg.shift else out[:, 1:]
+        return out.float(), processed  # (B, M, V)
+
+
+def training_window(directory: Path, default: int = 320) -> int:
+    """The sequence length a bundle was trained on; RoPE positions past it were never seen."""
+    info = directory / "training.json"
+    if info.exists():
+        return int(json.loads(info.read_text()).get("config", {}).get("data", {})
+                   .get("block", default))
+    return default
+
+
+def load_denoiser(directory: Path, use_cache: bool = True) -> RemaskDenoiser:
+    directory = Path(directory)
+    model = load_model(directory)
+    if not (directory / "tokenizer.json").is_file():
+        raise ValueError(f"{directory / 'tokenizer.json'}: missing")
+    tok = Tokenizer.load(directory)
+    if tok.vocab_size != model.cfg.vocab_size:
+        raise ValueError(f"{directory}: tokenizer has {tok.vocab_size} tokens, "
+                         f"model {model.cfg.vocab_size}")
+    return RemaskDenoiser(model, tok, training_window(directory), use_cache, directory.name)

@@ -1,0 +1,111 @@
+"""Text in, text out: the engine that fills a span between a prefix and a suffix.
+
+It hides token ids from callers (``diffing`` speaks only text and character offsets): the
+prefix, span and suffix are tokenized apart so the span starts and ends exactly where the caller
+said, and every byte outside it is returned untouched by construction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .ar import ARModel, ar_generate, load_ar
+from .denoiser import Denoiser, load_denoiser
+from .sampler import SamplerConfig, StepTrace, Trace, generate
+
+BUNDLED = Path(__file__).with_name("bundled")
+BUNDLED_AR = Path(__file__).with_name("bundled-ar")
+
+
+@dataclass
+class Fill:
+    """Candidate texts for one span, best first, with their tokens and the sampler's trace."""
+
+    texts: list[str]
+    tokens: list[list[int]]
+    trace: Trace
+
+    @property
+    def text(self) -> str:
+        return self.texts[0]
+
+
+class Engine:
+    """A loaded model (denoiser, or AR as the causal fallback) behind one ``fill`` call."""
+
+    def __init__(self, backend: Denoiser | ARModel, sampler: SamplerConfig | None = None) -> None:
+        self.backend = backend
+        self.tokenizer = backend.tokenizer
+        self.sampler = sampler or SamplerConfig()
+
+    @property
+    def is_diffusion(self) -> bool:
+        return not isinstance(self.backend, ARModel)
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    def fill(self, prefix: str, suffix: str, *, candidates: int = 1,
+             oracle_length: int | None = None, sampler: SamplerConfig | None = None,
+             cancel: Callable[[], bool] | None = None,
+             on_step: Callable[[int, StepTrace], None] | None = None) -> Fill:
+        """Propose text for the span between ``prefix`` and ``suffix``."""
+        cfg = sampler or self.sampler
+        p, s = self.tokenizer.encode(prefix), self.tokenizer.encode(suffix)
+        if not self.is_diffusion:
+            ids, trace = ar_generate(self.backend, p, s, cfg.max_length, cancel)
+            return Fill([self.tokenizer.decode(ids)], [ids], trace)
+        rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
+                               oracle_length=oracle_length, cancel=cancel, on_step=on_step)
+        return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
+
+    def refill(self, prefix: str, suffix: str, tokens: list[int], reopen: list[tuple[int, int]],
+               *, candidates: int = 1, cancel: Callable[[], bool] | None = None,
+               on_step: Callable[[int, StepTrace], None] | None = None) -> Fill:
+        """Denoise again the tokens of an earlier fill that overlap the character ranges
+        ``reopen`` (offsets into that fill's text), keeping the rest of it."""
+        if not self.is_diffusion:
+            return self.fill(prefix, suffix, candidates=candidates, cancel=cancel)
+        mask = self.tokenizer.special.mask
+        canvas, pos = [], 0
+        for t in tokens:
+            end = pos + len(self.tokenizer.decode([t]))
+            hit = any(a < end and pos < b or a == b == pos for a, b in reopen)
+            canvas.append(mask if hit else t)
+            pos = end
+        if mask not in canvas:
+            canvas.append(mask)
+        rows, trace = generate(self.backend, self.tokenizer.encode(prefix),
+                               self.tokenizer.encode(suffix), self.sampler,
+                               candidates=candidates, init_canvas=canvas, cancel=cancel,
+                               on_step=on_step)
+        return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
+
+    def decode_tokens(self, ids: list[int]) -> list[str]:
+        """Each id's text (for showing a canvas token by token)."""
+        return [self.tokenizer.decode([i]) for i in ids]
+
+
+def load_engine(directory: Path | None = None, use_cache: bool = True,
+                sampler: SamplerConfig | None = None) -> Engine:
+    """Load remask's format from ``directory`` (default: the bundled denoiser).
+
+    Raises ValueError with a one-line reason when the directory holds no usable model.
+    """
+    directory = Path(directory) if directory is not None else BUNDLED
+    if not directory.is_dir():
+        raise ValueError(f"{directory}: no such model directory")
+    cfg_path = directory / "config.json"
+    if not cfg_path.is_file():
+        raise ValueError(f"{cfg_path}: missing")
+    try:
+        attention = json.loads(cfg_path.read_text()).get("attention", "infill")
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{cfg_path}: not JSON ({e})") from None
+    if attention == "causal":
+        return Engine(load_ar(directory), sampler)
+    return Engine(load_denoiser(directory, use_cache), sampler)

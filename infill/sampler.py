@@ -1,0 +1,201 @@
+"""The diffusion sampler: one pure function from a context and a canvas of masks to text.
+
+Each step predicts every masked position and commits the confident ones (all above a threshold,
+at least one), so easy tokens land many per forward pass. The span's length is never given:
+committing ``<expand>`` turns a position into two masks and ``<delete>`` removes it, so the
+canvas grows and shrinks (DreamOn's scheme). With ``oracle_length`` both are banned and the
+canvas keeps the true length — the upper bound the benchmarks report beside it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from .denoiser import Denoiser
+
+
+class Cancelled(Exception):
+    """Raised between steps when the caller's cancel check says a newer request arrived."""
+
+
+@dataclass(frozen=True)
+class SamplerConfig:
+    init_length: int = 16  # canvas tokens at the start when the length is unknown
+    max_length: int = 96  # a canvas never grows past this
+    threshold: float | None = 0.9  # commit every masked position this confident; None: fixed k
+    tokens_per_step: int = 1  # commits per step when threshold is None
+    max_steps: int = 256
+    temperature: float = 0.0  # 0: deterministic (argmax)
+    delete_scale: float = 0.9  # deletes need more confidence: easy pads would empty the canvas
+    remask_below: float = 0.0  # re-mask committed tokens whose probability fell below this
+    max_remasks: int = 16
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.init_length < 1 or self.max_length < self.init_length:
+            raise ValueError("need 1 <= init_length <= max_length")
+        if self.threshold is not None and not 0.0 < self.threshold <= 1.0:
+            raise ValueError("threshold must be in (0, 1]")
+        if self.tokens_per_step < 1 or self.max_steps < 1:
+            raise ValueError("tokens_per_step and max_steps must be >= 1")
+
+
+@dataclass
+class StepTrace:
+    committed: int
+    remasked: int
+    expanded: int
+    deleted: int
+    canvas: list[int] = field(default_factory=list)  # row 0 after the step (mask id = open)
+    proposal: list[int] = field(default_factory=list)  # row 0's provisional argmax per position
+
+
+@dataclass
+class Trace:
+    """What the sampler did, for the TUI's live view and the benchmarks' speed columns."""
+
+    steps: list[StepTrace] = field(default_factory=list)
+    forward_passes: int = 0
+    tokens_processed: int = 0
+    seconds: float = 0.0
+
+    @property
+    def tokens_committed(self) -> int:
+        return sum(s.committed for s in self.steps)
+
+    def as_dict(self) -> dict:
+        return {"steps": len(self.steps), "forward_passes": self.forward_passes,
+                "tokens_processed": self.tokens_processed,
+                "tokens_committed": self.tokens_committed,
+                "committed_per_step": [s.committed for s in self.steps],
+                "remasked_per_step": [s.remasked for s in self.steps],
+                "seconds": round(self.seconds, 4)}
+
+
+@torch.no_grad()
+def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: SamplerConfig,
+             *, candidates: int = 1, oracle_length: int | None = None,
+             init_canvas: list[int] | None = None,
+             cancel: Callable[[], bool] | None = None,
+             on_step: Callable[[int, StepTrace], None] | None = None,
+             ) -> tuple[list[list[int]], Trace]:
+    """Denoise ``candidates`` canvases for the span between ``prefix`` and ``suffix``.
+
+    Returns the token ids of each candidate's span (special tokens removed) and the trace.
+    Candidates differ by their initial canvas length (and by sampling when temperature > 0).
+    ``init_canvas`` starts every candidate from a partly decided canvas (mask id = open), which
+    is how positions inside a new syntax error are re-masked and denoised again.
+    """
+    t0 = time.perf_counter()
+    sp = denoiser.tokenizer.special
+    if init_canvas is not None:
+        lengths = [len(init_canvas)] * candidates
+    elif oracle_length is not None:
+        lengths = [max(oracle_length, 1)] * candidates
+    else:
+        lengths = [min(cfg.max_length, cfg.init_length * 2 ** (i % 3)) for i in range(candidates)]
+    ctx = denoiser.context(prefix, suffix, max(cfg.max_length, max(lengths)))
+    trace = Trace(tokens_processed=ctx.tokens_processed)
+    rows = [list(init_canvas) if init_canvas is not None else [sp.mask] * n for n in lengths]
+    gen = torch.Generator().manual_seed(cfg.seed)
+    banned = torch.tensor([sp.pad, sp.bos, sp.eos, sp.mask, sp.fim_prefix, sp.fim_suffix,
+                           sp.fim_middle])
+    remasks = 0
+    for _ in range(cfg.max_steps):
+        if not any(sp.mask in r for r in rows):
+            break
+        if cancel is not None and cancel():
+            raise Cancelled
+        M = max(len(r) for r in rows)
+        canvas = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)
+        valid = torch.zeros(len(rows), M, dtype=torch.bool)
+        for i, r in enumerate(rows):
+            canvas[i, :len(r)], valid[i, :len(r)] = torch.tensor(r), True
+        logits, processed = denoiser.logits(ctx, canvas, valid)  # (B, M, V)
+        trace.forward_passes += 1
+        trace.tokens_processed += processed
+        logits[..., banned] = -torch.inf
+        if oracle_length is not None:
+            logits[..., [sp.expand, sp.delete]] = -torch.inf
+        probs = torch.softmax(logits / max(cfg.temperature, 1e-6), dim=-1) \
+            if cfg.temperature > 0 else torch.softmax(logits, dim=-1)
+        if cfg.temperature > 0:
+            pred = torch.multinomial(probs.flatten(0, 1), 1, generator=gen).view(probs.shape[:2])
+        else:
+            pred = probs.argmax(-1)  # (B, M)
+        conf = probs.gather(-1, pred[..., None])[..., 0]  # (B, M)
+        step = StepTrace(0, 0, 0, 0)
+        for i, r in enumerate(rows):
+            rows[i], st = _commit_row(r, pred[i], conf[i], probs[i], cfg, sp,
+                                      allow_remask=remasks < cfg.max_remasks)
+            remasks += st.remasked
+            for k in ("committed", "remasked", "expanded", "deleted"):
+                setattr(step, k, getattr(step, k) + getattr(st, k))
+            if i == 0:
+                step.canvas, step.proposal = list(rows[0]), pred[0, :len(r)].tolist()
+        trace.steps.append(step)
+        if on_step is not None:
+            on_step(len(trace.steps), step)
+    out = [[t for t in r if not denoiser.tokenizer.is_special(t)] for r in rows]
+    trace.seconds = time.perf_counter() - t0
+    return out, trace
+
+
+def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: SamplerConfig,
+                sp, allow_remask: bool) -> tuple[list[int], StepTrace]:
+    """Commit this step's choices in one row; returns the new row and what happened."""
+    n = len(row)
+    masked = torch.tensor([t == sp.mask for t in row])
+    st = StepTrace(0, 0, 0, 0)
+    if not masked.any():
+        return row, st
+    score = conf[:n].clone()
+    p = pred[:n]
+    score[p == sp.delete] *= cfg.delete_scale
+    score[p == sp.expand] *= 1.0 if n < cfg.max_length else 0.0
+    score[~masked] = -1.0
+    if cfg.threshold is not None:
+        chosen = (score >= cfg.threshold) & masked
+        if not chosen.any():
+            chosen[score.argmax()] = True
+    else:
+        k = min(cfg.tokens_per_step, int(masked.sum()))
+        chosen = torch.zeros(n, dtype=torch.bool)
+        chosen[score.topk(k).indices] = True
+    out: list[int] = []
+    room = cfg.max_length - n
+    for j in range(n):
+        tok = row[j]
+        if chosen[j]:
+            choice = int(p[j])
+            if choice == sp.delete:
+                st.deleted += 1
+                continue
+            if choice == sp.expand:
+                if room > 0:
+                    out += [sp.mask, sp.mask]
+                    room -= 1
+                    st.expanded += 1
+                    continue
+                choice = _best_text(probs[j], sp)
+            out.append(choice)
+            st.committed += 1
+        elif allow_remask and cfg.remask_below > 0 and tok != sp.mask \
+                and float(probs[j, tok]) < cfg.remask_below:
+            out.append(sp.mask)
+            st.remasked += 1
+        else:
+            out.append(tok)
+    return out, st
+
+
+def _best_text(probs: Tensor, sp) -> int:
+    """The most likely ordinary token, when a special one can't be honoured."""
+    p = probs.clone()
+    p[[sp.expand, sp.delete]] = 0.0
+    return int(p.argmax())
