@@ -1,5 +1,55 @@
-"""placeholder"""
+"""``remask fill FILE``: fill every hole marked ``???`` and show (or write) the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from remask.diffing.files import SourceError, atomic_write, read_source
+from remask.diffing.rewriter import Rewriter, RewriterConfig
+
+from .common import UsageError, add_model_args, engine_from_args, fail, unified_diff
 
 
-def register(sub) -> None:
-    return None
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fill", help="fill the ??? holes of a file")
+    p.add_argument("file")
+    p.add_argument("--marker", default="???", help="the hole marker (default ???)")
+    p.add_argument("--write", action="store_true", help="replace the file (atomically)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--candidates", type=int, default=1)
+    add_model_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.marker:
+        return fail("fill", "--marker must not be empty")
+    try:
+        text = read_source(args.file)
+        engine = engine_from_args(args)
+    except (SourceError, UsageError) as e:
+        return fail("fill", str(e))
+    rewriter = Rewriter(engine, RewriterConfig(marker=args.marker, candidates=args.candidates,
+                                               sampler=engine.sampler))
+    proposal, results = rewriter.fill_holes(text, args.file)
+    complete = all(r.text is not None for r in results)
+    new_text = proposal.text if proposal is not None else text
+    if args.json:
+        holes = [{"start": s.start, "end": s.end, "text": r.text, "status": r.reason,
+                  "trace": r.trace} for s, r in zip(rewriter.holes(text), results, strict=True)]
+        print(json.dumps({"path": args.file, "text": new_text, "holes": holes,
+                          "trace": proposal.trace if proposal else {}}))
+    elif not results:
+        print(f"{args.file}: no '{args.marker}' holes", file=sys.stderr)
+    else:
+        sys.stdout.write(unified_diff(text, new_text, args.file))
+    if not complete:
+        bad = sum(r.text is None for r in results)
+        print(f"{args.file}: {bad} of {len(results)} holes got no proposal that parses; "
+              "file left as it was", file=sys.stderr)
+        return 1
+    if args.write and proposal is not None:
+        atomic_write(args.file, new_text)
+    return 0

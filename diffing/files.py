@@ -1,0 +1,61 @@
+"""Reading source files safely and writing them atomically — shared by every front end.
+
+A write goes to a temp file in the same directory, is fsynced, takes the old file's mode, and
+is renamed over the original: a crash at any moment leaves the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+MAX_BYTES = 2_000_000
+
+
+class SourceError(ValueError):
+    """A file remask will not edit; the message is one line for the user."""
+
+
+def check_source(data: bytes, name: str, max_bytes: int = MAX_BYTES) -> str:
+    """Decode ``data`` as a UTF-8 text file or raise SourceError saying why not."""
+    if len(data) > max_bytes:
+        raise SourceError(f"{name}: {len(data):,} bytes is over the {max_bytes:,}-byte cap")
+    if b"\0" in data[:8192]:
+        raise SourceError(f"{name}: binary file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SourceError(f"{name}: not UTF-8 (byte {e.start})") from None
+
+
+def read_source(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
+    """Read a text file exactly (no newline translation) or raise SourceError."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SourceError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SourceError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise SourceError(f"{path}: {e.strerror}") from None
+    return check_source(data, str(path), max_bytes)
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8, newlines untouched) atomically, keeping its mode."""
+    path = Path(path)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".remask")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,51 @@
+"""The values the Rewriter hands to front ends: spans, minimal text edits, proposals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of the current text that remask will re-denoise, and why it was chosen.
+
+    Offsets are characters (str indices) into the text the span was computed from.
+    """
+
+    start: int
+    end: int
+    kind: str  # "repair" | "rename" | "signature" | "hole" | "dangling"
+    reason: str
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace characters [start, end) of the original text with ``new_text``."""
+
+    start: int
+    end: int
+    new_text: str
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    """Apply non-overlapping edits (any order) to ``text``."""
+    out, pos = [], 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        if e.start < pos or e.end < e.start or e.end > len(text):
+            raise ValueError(f"edit {e.start}:{e.end} overlaps or lies outside the text")
+        out += [text[pos:e.start], e.new_text]
+        pos = e.end
+    return "".join(out) + text[pos:]
+
+
+@dataclass
+class Proposal:
+    """One offered rewrite of a whole file: what changes, where, and why."""
+
+    kind: str
+    title: str  # e.g. "Fill hole", "Repair statement", "Update 3 call sites"
+    spans: list[Span]
+    text: str  # the whole proposed file
+    edits: list[TextEdit]  # minimal edits turning the input text into ``text``
+    alternatives: list[str] = field(default_factory=list)  # other candidates' whole files
+    trace: dict = field(default_factory=dict)

@@ -1,0 +1,146 @@
+"""The syntax layer: tree-sitter parses, their error nodes, and which errors are new.
+
+The grammar is chosen by file type so other languages can be added by registering a loader.
+"New errors" are those a proposal adds compared with the text before it: remask never offers a
+proposal that has one, and re-masks the positions inside them before giving up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import PurePath
+
+import tree_sitter as ts
+
+_GRAMMARS: dict[str, Callable[[], object]] = {}
+
+
+def _python() -> object:
+    import tree_sitter_python
+
+    return tree_sitter_python.language()
+
+
+def register_grammar(suffixes: tuple[str, ...], loader: Callable[[], object]) -> None:
+    """Make a tree-sitter grammar available for files with these suffixes."""
+    for s in suffixes:
+        _GRAMMARS[s] = loader
+
+
+register_grammar((".py", ".pyi", ""), _python)
+
+
+@cache
+def _language(suffix: str) -> ts.Language:
+    loader = _GRAMMARS.get(suffix)
+    if loader is None:
+        raise ValueError(f"no grammar for '{suffix}' files")
+    return ts.Language(loader())
+
+
+def language_for(path: str | PurePath | None) -> str:
+    """The grammar key for ``path`` (Python when unknown or absent)."""
+    suffix = PurePath(path).suffix if path else ".py"
+    return suffix if suffix in _GRAMMARS else ".py"
+
+
+def supported(path: str | PurePath) -> bool:
+    return PurePath(path).suffix in _GRAMMARS
+
+
+@dataclass(frozen=True)
+class ErrorNode:
+    """An ERROR or MISSING node, by character offsets into the parsed text."""
+
+    start: int
+    end: int
+    missing: bool
+    context: str  # the nearest named ancestor's type, to tell errors apart across texts
+
+
+class Document:
+    """A text with its tree, re-parsed incrementally as edits arrive."""
+
+    def __init__(self, text: str, lang: str = ".py") -> None:
+        self.parser = ts.Parser(_language(lang))
+        self.text = text
+        self._bytes = text.encode("utf-8")
+        self.tree = self.parser.parse(self._bytes)
+
+    def edit(self, start: int, end: int, new_text: str) -> None:
+        """Replace characters [start, end) and re-parse reusing the old tree (tree.edit)."""
+        b_start = len(self.text[:start].encode("utf-8"))
+        b_old_end = b_start + len(self.text[start:end].encode("utf-8"))
+        new_bytes = new_text.encode("utf-8")
+        self.tree.edit(start_byte=b_start, old_end_byte=b_old_end,
+                       new_end_byte=b_start + len(new_bytes),
+                       start_point=_point(self._bytes, b_start),
+                       old_end_point=_point(self._bytes, b_old_end),
+                       new_end_point=_point(self._bytes[:b_start] + new_bytes,
+                                            b_start + len(new_bytes)))
+        self.text = self.text[:start] + new_text + self.text[end:]
+        self._bytes = self.text.encode("utf-8")
+        self.tree = self.parser.parse(self._bytes, self.tree)
+
+    def char_offset(self, byte_offset: int) -> int:
+        return len(self._bytes[:byte_offset].decode("utf-8", errors="ignore"))
+
+    def errors(self) -> list[ErrorNode]:
+        """Every ERROR and MISSING node, outermost first, by character offsets."""
+        out: list[ErrorNode] = []
+        stack = [self.tree.root_node]
+        while stack:
+            node = stack.pop()
+            if not node.has_error and not node.is_missing:
+                continue
+            if node.is_error or node.is_missing:
+                parent = node.parent
+                while parent is not None and not parent.is_named:
+                    parent = parent.parent
+                out.append(ErrorNode(self.char_offset(node.start_byte),
+                                     self.char_offset(node.end_byte), node.is_missing,
+                                     parent.type if parent is not None else ""))
+                if node.is_missing:
+                    continue
+            stack.extend(reversed(node.children))
+        return sorted(out, key=lambda e: (e.start, -e.end))
+
+    def has_errors(self) -> bool:
+        return self.tree.root_node.has_error
+
+
+def _point(data: bytes, byte_offset: int) -> tuple[int, int]:
+    row = data.count(b"\n", 0, byte_offset)
+    col = byte_offset - (data.rfind(b"\n", 0, byte_offset) + 1)
+    return row, col
+
+
+def parse(text: str, path: str | PurePath | None = None) -> Document:
+    return Document(text, language_for(path))
+
+
+def error_signature(doc: Document) -> list[tuple[str, bool, str]]:
+    """Errors as offset-free keys, so the same error in two texts compares equal."""
+    return [(doc.text[e.start:e.end].strip(), e.missing, e.context) for e in doc.errors()]
+
+
+def new_errors(before: Document | None, after: Document) -> list[ErrorNode]:
+    """Errors of ``after`` that ``before`` did not have (all of them when there is no before).
+
+    Errors are matched by their text and context rather than offsets, because a proposal
+    shifts everything after the span.
+    """
+    errs = after.errors()
+    if before is None:
+        return errs
+    pool = error_signature(before)
+    fresh = []
+    for e in errs:
+        key = (after.text[e.start:e.end].strip(), e.missing, e.context)
+        if key in pool:
+            pool.remove(key)
+        else:
+            fresh.append(e)
+    return fresh
