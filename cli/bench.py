@@ -1,5 +1,0 @@
-"""placeholder"""
-
-
-def register(sub) -> None:
-    return None
