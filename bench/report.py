@@ -1,0 +1,86 @@
+"""One way to report a benchmark: a rich table on screen and the same rows as JSON on disk.
+
+Benchmarks share it so that every figure quoted from a table can be found, under the same key,
+in the JSON written by that run, and so a crash mid-write never leaves a half JSON file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def format_cell(value: Any) -> str:
+    """Short human text for one cell: floats to 3 significant digits, None as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    return str(value)
+
+
+def environment() -> dict[str, Any]:
+    """Describe what produced the numbers: a figure without its machine is not comparable."""
+    return {"python": platform.python_version(), "platform": platform.platform(),
+            "cpus": os.cpu_count(), "argv": sys.argv,
+            "time": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, default=str)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def report(rows: list[dict[str, Any]], columns: list[str], title: str,
+           json_path: Path | None = None, meta: dict[str, Any] | None = None,
+           console: Console | None = None, notes: list[str] | None = None) -> dict[str, Any]:
+    """Print ``rows`` as a table of ``columns`` and, if ``json_path``, write them as JSON.
+
+    Rows may carry more keys than ``columns`` (all go to the JSON; only ``columns`` are shown).
+    The JSON is ``{"title", "columns", "rows", "meta", "notes"}`` with ``meta`` extended by
+    :func:`environment` under ``"env"``; it is also returned, so callers and tests can check it.
+    """
+    table = Table(title=title)
+    for c in columns:
+        table.add_column(c, justify="left" if rows and isinstance(rows[0].get(c), str)
+                         else "right")
+    for r in rows:
+        table.add_row(*(format_cell(r.get(c)) for c in columns))
+    console = console or Console()
+    console.print(table)
+    for n in notes or []:
+        console.print(f"note: {n}")
+    data = {"title": title, "columns": columns, "rows": rows,
+            "meta": {**(meta or {}), "env": environment()}, "notes": notes or []}
+    if json_path is not None:
+        write_json(json_path, data)
+        console.print(f"wrote {json_path}")
+    return data
