@@ -130,7 +130,7 @@ def evaluate(model: Transformer, batches: list, objective: str) -> dict:
             if objective == "ar":
                 logits, _ = model(b.idx, causal=True)
                 tgt = b.targets.clone()
-                tgt[torch.arange(tgt.shape[1])[None, :] < b.n_ctx[:, None] - 1] = IGNORE
+                tgt[torch.arange(tgt.shape[1])[None, :] < b.n_ctx[:, None]] = IGNORE  # middle only
                 ce, n = masked_ce(logits, tgt)
                 total, count = total + ce.item(), count + int(n)
             else:
@@ -247,9 +247,10 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
             opt.step()
             opt.zero_grad(set_to_none=True)
-            with torch.no_grad():
+            with torch.no_grad():  # EMA with warm-up: early on it follows the weights closely
+                decay = min(cfg.ema, (1 + state["step"]) / (10 + state["step"]))
                 for pe, pm in zip(ema.parameters(), model.parameters(), strict=True):
-                    pe.lerp_(pm, 1 - cfg.ema)
+                    pe.lerp_(pm, 1 - decay)
             state["step"] += 1
             state["tokens"] += tokens_per_step
             state["seconds"] += time.time() - t0
