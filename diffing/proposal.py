@@ -10,12 +10,16 @@ class Span:
     """A region of the current text that remask will re-denoise, and why it was chosen.
 
     Offsets are characters (str indices) into the text the span was computed from.
+    ``mechanical`` holds texts the user's edit itself determines for the span (the new name at
+    a renamed reference, a call's argument list updated for a changed signature, a missing
+    closer): the Rewriter ranks them beside the model's candidates and says which one won.
     """
 
     start: int
     end: int
     kind: str  # "repair" | "rename" | "signature" | "hole" | "dangling"
     reason: str
+    mechanical: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

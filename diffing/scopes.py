@@ -1,0 +1,314 @@
+"""Which occurrences of a name refer to the same binding: Python scopes from ``ast``.
+
+Rename propagation must touch the other references of *this* binding, not every token spelled
+the same: the ``x`` of one function is unrelated to the ``x`` of another, a class-body name is
+invisible inside its methods, a method is reached through attributes, and a parameter is also
+named by keyword arguments at its call sites. Model-free: this is plain static analysis.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from .edits import line_starts
+
+_COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One spelling of a name, by character offsets, and what it refers to.
+
+    ``key`` identifies the binding: ``("name", scope_id, name)`` for variables, ``("attr",
+    name)`` for attributes, ``("kw", function, name)`` for keyword arguments of calls.
+    """
+
+    start: int
+    end: int
+    name: str
+    binding: bool
+    kind: str  # def, class, parameter, assignment, for-target, attribute, import, as-target, ...
+    key: tuple
+    function: str = ""  # for parameters: the function they belong to
+
+
+@dataclass
+class _Scope:
+    id: int
+    kind: str  # module | function | class | comprehension
+    parent: _Scope | None
+    name: str = ""
+    bound: set[str] = field(default_factory=set)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Raw:
+    start: int
+    end: int
+    name: str
+    binding: bool
+    kind: str
+    scope: _Scope
+    function: str = ""
+
+
+class ScopeIndex:
+    """Every name occurrence of a parsed file with its resolved binding key.
+
+    Raises SyntaxError (from ``ast.parse``) when the text is not Python.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        collector = _Collector(text)
+        collector.visit(ast.parse(text))
+        self.occurrences = sorted((_resolve(r) for r in collector.raw),
+                                  key=lambda o: o.start)
+        self._class_ids = collector.class_ids
+
+    def at(self, offset: int) -> Occurrence | None:
+        """Return the occurrence whose name covers (or starts at) ``offset``."""
+        for o in self.occurrences:
+            if o.start <= offset < o.end or o.start == offset:
+                return o
+        return None
+
+    def references(self, occ: Occurrence) -> list[Occurrence]:
+        """Every occurrence of the same binding, ``occ`` included, in file order.
+
+        Class members and attributes are linked both ways (``self.x`` and a class-level ``x``),
+        because attribute access can't be resolved statically; parameters take in the
+        keyword arguments of calls to their function.
+        """
+        keys = {occ.key}
+        if occ.key[0] == "attr" or self._is_member(occ):
+            keys.add(("attr", occ.name))
+            keys |= {o.key for o in self.occurrences
+                     if o.name == occ.name and self._is_member(o)}
+        if occ.kind == "parameter":
+            keys.add(("kw", occ.function, occ.name))
+        return [o for o in self.occurrences if o.key in keys]
+
+    def _is_member(self, occ: Occurrence) -> bool:
+        return occ.key[0] == "name" and occ.key[1] in self._class_ids
+
+    def bindings(self) -> list[Occurrence]:
+        return [o for o in self.occurrences if o.binding]
+
+
+def _resolve(r: _Raw) -> Occurrence:
+    if r.kind == "attribute" or r.kind == "attribute-use":
+        key: tuple = ("attr", r.name)
+    elif r.kind == "keyword":
+        key = ("kw", r.function, r.name)
+    else:
+        key = ("name", _owner(r.scope, r.name).id, r.name)
+    return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function)
+
+
+def _owner(scope: _Scope, name: str) -> _Scope:
+    """Return the scope whose binding of ``name`` a reference from ``scope`` sees (Python's LEGB)."""
+    module = scope
+    while module.parent is not None:
+        module = module.parent
+    if name in scope.globals:
+        return module
+    s: _Scope | None = scope if name not in scope.nonlocals else scope.parent
+    first = True
+    while s is not None:
+        if s.kind != "class" or first:
+            if name in s.globals:
+                return module
+            if name in s.bound and name not in s.nonlocals:
+                return s
+        first = False
+        s = s.parent
+    return module
+
+
+class _Collector(ast.NodeVisitor):
+    """Walks the tree once, recording raw occurrences in the scope where each appears."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = line_starts(text)
+        self.scope = _Scope(0, "module", None)
+        self.raw: list[_Raw] = []
+        self.target_kind = "assignment"
+        self.class_ids: set[int] = set()
+        self._ids = 0
+
+    # positions -----------------------------------------------------------------------------
+    def offset(self, lineno: int, col: int) -> int:
+        start = self.starts[lineno - 1]
+        end = self.starts[lineno] if lineno < len(self.starts) else len(self.text)
+        return start + len(self.text[start:end].encode()[:col].decode("utf-8", "ignore"))
+
+    def add(self, name: str, start: int, binding: bool, kind: str, scope: _Scope | None = None,
+            function: str = "") -> None:
+        if self.text[start:start + len(name)] != name:
+            return  # a position ast reports inexactly (old f-string quirks): skip, never guess
+        scope = scope or self.scope
+        if binding and kind not in ("attribute", "keyword"):
+            scope.bound.add(name)
+        self.raw.append(_Raw(start, start + len(name), name, binding, kind, scope, function))
+
+    def add_after(self, pattern: str, name: str, node: ast.AST, binding: bool, kind: str) -> None:
+        """Record ``name`` found by ``pattern`` (a regex with one group) inside ``node``."""
+        a = self.offset(node.lineno, node.col_offset)
+        b = self.offset(node.end_lineno, node.end_col_offset)
+        m = re.compile(pattern.format(re.escape(name))).search(self.text, a, b)
+        if m:
+            self.add(name, m.start(1), binding, kind)
+
+    def push(self, kind: str, name: str = "") -> _Scope:
+        self._ids += 1
+        outer, self.scope = self.scope, _Scope(self._ids, kind, self.scope, name)
+        return outer
+
+    # scopes --------------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for d in node.decorator_list:
+            self.visit(d)
+        self.add_after(r"def\s+({})\b", node.name, node, True, "def")
+        self._outer_parts(node.args)
+        if node.returns:
+            self.visit(node.returns)
+        outer = self.push("function", node.name)
+        self._params(node.args, node.name)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scope = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._outer_parts(node.args)
+        outer = self.push("function", "<lambda>")
+        self._params(node.args, "<lambda>")
+        self.visit(node.body)
+        self.scope = outer
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for d in [*node.decorator_list, *node.bases, *node.keywords]:
+            self.visit(d)
+        self.add_after(r"class\s+({})\b", node.name, node, True, "class")
+        outer = self.push("class", node.name)
+        self.class_ids.add(self.scope.id)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scope = outer
+
+    def _comprehension(self, node: ast.AST, parts: list[ast.AST]) -> None:
+        gens = node.generators
+        self.visit(gens[0].iter)
+        outer = self.push("comprehension")
+        for i, g in enumerate(gens):
+            self._target(g.target, "for-target")
+            if i:
+                self.visit(g.iter)
+            for cond in g.ifs:
+                self.visit(cond)
+        for p in parts:
+            self.visit(p)
+        self.scope = outer
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        self._comprehension(node, [node.elt])
+
+    visit_SetComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node: ast.DictComp) -> None:
+        self._comprehension(node, [node.key, node.value])
+
+    def _outer_parts(self, args: ast.arguments) -> None:
+        """Defaults and annotations are evaluated where the def stands, not inside it."""
+        for d in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
+            self.visit(d)
+        for a in _all_args(args):
+            if a.annotation:
+                self.visit(a.annotation)
+
+    def _params(self, args: ast.arguments, function: str) -> None:
+        for a in _all_args(args):
+            self.add(a.arg, self.offset(a.lineno, a.col_offset), True, "parameter",
+                     function=function)
+
+    # bindings ------------------------------------------------------------------------------
+    def _target(self, target: ast.AST, kind: str) -> None:
+        outer, self.target_kind = self.target_kind, kind
+        self.visit(target)
+        self.target_kind = outer
+
+    def visit_Name(self, node: ast.Name) -> None:
+        binding = not isinstance(node.ctx, ast.Load)
+        self.add(node.id, self.offset(node.lineno, node.col_offset), binding,
+                 self.target_kind if binding else "use")
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._target(node.target, "for-target")
+        for part in [node.iter, *node.body, *node.orelse]:
+            self.visit(part)
+
+    visit_AsyncFor = visit_For
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        scope = self.scope
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent
+        t = node.target
+        self.add(t.id, self.offset(t.lineno, t.col_offset), True, "assignment", scope)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.visit(node.value)
+        binding = isinstance(node.ctx, ast.Store)
+        start = self.offset(node.end_lineno, node.end_col_offset) - len(node.attr)
+        self.add(node.attr, start, binding, "attribute" if binding else "attribute-use")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        callee = _callee(node)
+        for kw in node.keywords:
+            if kw.arg is not None:
+                self.add(kw.arg, self.offset(kw.lineno, kw.col_offset), False, "keyword",
+                         function=callee)
+
+    def visit_alias(self, node: ast.alias) -> None:
+        if node.name == "*":
+            return
+        if node.asname:
+            self.add_after(r"\bas\s+({})\b", node.asname, node, True, "import")
+        else:
+            self.add(node.name.split(".")[0], self.offset(node.lineno, node.col_offset), True,
+                     "import")
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type:
+            self.visit(node.type)
+        if node.name:
+            self.add_after(r"\bas\s+({})\b", node.name, node, True, "as-target")
+        for stmt in node.body:
+            self.visit(stmt)
+
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        names = self.scope.globals if isinstance(node, ast.Global) else self.scope.nonlocals
+        for name in node.names:
+            names.add(name)
+            self.add_after(r"\b({})\b", name, node, False, "global")
+
+    visit_Nonlocal = visit_Global
+
+
+def _all_args(args: ast.arguments) -> list[ast.arg]:
+    extra = [a for a in (args.vararg, args.kwarg) if a is not None]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs, *extra]
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
