@@ -111,7 +111,7 @@ def _resolve(r: _Raw) -> Occurrence:
 
 
 def _owner(scope: _Scope, name: str) -> _Scope:
-    """Return the scope whose binding of ``name`` a reference from ``scope`` sees (Python's LEGB)."""
+    """Return the scope whose binding of ``name`` a reference from ``scope`` sees (LEGB)."""
     module = scope
     while module.parent is not None:
         module = module.parent
