@@ -70,11 +70,14 @@ def report(rows: list[dict[str, Any]], columns: list[str], title: str,
     """
     table = Table(title=title)
     for c in columns:
-        table.add_column(c, justify="left" if rows and isinstance(rows[0].get(c), str)
-                         else "right")
+        table.add_column(c, overflow="fold", justify="left"
+                         if rows and isinstance(rows[0].get(c), str) else "right")
     for r in rows:
         table.add_row(*(format_cell(r.get(c)) for c in columns))
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # a log or a pipe: print whole, don't squeeze to 80
+            console = Console(width=max(console.width, console.measure(table).maximum))
     console.print(table)
     for n in notes or []:
         console.print(f"note: {n}")
