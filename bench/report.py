@@ -77,7 +77,8 @@ def report(rows: list[dict[str, Any]], columns: list[str], title: str,
     if console is None:
         console = Console()
         if not console.is_terminal:  # a log or a pipe: print whole, don't squeeze to 80
-            console = Console(width=max(console.width, console.measure(table).maximum))
+            wide = console.measure(table, options=console.options.update_width(1000))
+            console = Console(width=max(console.width, wide.maximum))
     console.print(table)
     for n in notes or []:
         console.print(f"note: {n}")
