@@ -1,0 +1,40 @@
+"""``remask tui FILE``: edit a file in the terminal while remask proposes and denoises live."""
+
+from __future__ import annotations
+
+import argparse
+
+from remask.diffing.files import SourceError, read_source
+from remask.diffing.rewriter import Rewriter, RewriterConfig
+
+from .common import UsageError, add_model_args, engine_from_args, fail
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tui", help="edit a file with live proposals in the terminal")
+    p.add_argument("file")
+    p.add_argument("--candidates", type=int, default=1, help="candidates denoised per span")
+    p.add_argument("--idle", type=float, default=1.0,
+                   help="seconds of idle typing before follow-ups are proposed (0: on demand)")
+    add_model_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Textual is imported only here, so the other commands start without it.
+    from remask.tui.app import RemaskApp, TuiConfig, editable
+
+    if args.candidates < 1 or args.idle < 0:
+        return fail("tui", "--candidates must be >= 1 and --idle >= 0")
+    try:
+        text = read_source(args.file)
+        engine = engine_from_args(args)
+    except (SourceError, UsageError) as e:
+        return fail("tui", str(e))
+    if not editable(text):
+        return fail("tui", f"{args.file}: mixed line endings or form feeds the editor would "
+                           "rewrite on save; not opened")
+    rewriter = Rewriter(engine, RewriterConfig(candidates=args.candidates,
+                                               sampler=engine.sampler))
+    RemaskApp(args.file, text, rewriter, TuiConfig(auto_delay=args.idle or None)).run()
+    return 0
