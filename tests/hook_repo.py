@@ -1,0 +1,58 @@
+"""A real git repository in a temp dir for the hook tests, driven by the git CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+# Variables a surrounding git (say, this project's own hook running pytest) would leak into
+# the temp repositories.
+_GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY",
+            "GIT_COMMON_DIR", "PRE_COMMIT")
+
+
+class GitRepo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.name", "Test")
+        self.git("config", "user.email", "test@example.com")
+        self.git("config", "commit.gpgsign", "false")
+
+    def git(self, *args: str, check: bool = True, env: dict | None = None) -> str:
+        run = subprocess.run(["git", *args], cwd=self.root, capture_output=True,
+                             env={**os.environ, **(env or {})})
+        if check and run.returncode:
+            raise AssertionError(f"git {' '.join(args)}: {run.stderr.decode()}")
+        return run.stdout.decode()
+
+    def write(self, path: str, data: str | bytes) -> None:
+        file = self.root / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    def read(self, path: str) -> bytes:
+        return (self.root / path).read_bytes()
+
+    def staged(self, path: str) -> bytes:
+        return subprocess.run(["git", "show", f":{path}"], cwd=self.root, check=True,
+                              capture_output=True).stdout
+
+    def commit(self, *paths: str, message: str = "commit") -> None:
+        self.git("add", *(paths or (".",)))
+        self.git("commit", "-q", "--no-verify", "-m", message)
+
+
+def make_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    """An empty repository, made the current directory, with no outside git config leaking in."""
+    for name in _GIT_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    r = GitRepo(tmp_path / "repo")
+    monkeypatch.chdir(r.root)
+    return r
