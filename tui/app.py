@@ -92,7 +92,7 @@ class RemaskApp(App[None]):
         """Cancel the running request and drop the shown proposal: both are for older text."""
         self.workers.cancel_group(self, "rewrite")
         if self.query_one(ProposalPanel).candidate is not None:
-            self._set_proposals(None, [])
+            self.offer(None, [])
         self.query_one(StatusBar).modified = self.editor.text != self._saved
         if self._idle is not None:
             self._idle.stop()
@@ -142,9 +142,10 @@ class RemaskApp(App[None]):
             self._before = req.text  # nothing follows from that edit; don't redo it when idle
         status.activity = note
         self.query_one(DenoiseView).finish(note)
-        self._set_proposals(req.text, found)
+        self.offer(req.text, found)
 
-    def _set_proposals(self, base: str | None, found: list[Proposal]) -> None:
+    def offer(self, base: str | None, found: list[Proposal]) -> None:
+        """Show ``found``, computed for the buffer text ``base``; None or [] clears the panel."""
         panel = self.query_one(ProposalPanel)
         if base is not None and found:
             panel.show(base, found)
@@ -165,11 +166,11 @@ class RemaskApp(App[None]):
                                     doc.get_location_from_index(e.end))
             self.query_one(StatusBar).activity = f"accepted: {cand.proposal.title}"
         self._before = self.editor.text
-        self._set_proposals(None, [])
+        self.offer(None, [])
 
     def action_reject(self) -> None:
         self._before = self.editor.text
-        self._set_proposals(None, [])
+        self.offer(None, [])
         self.query_one(StatusBar).activity = "rejected"
 
     def action_next_candidate(self) -> None:

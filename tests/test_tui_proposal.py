@@ -1,0 +1,146 @@
+"""The TUI's proposal handling, saving and quitting, under Textual's pilot.
+
+Proposals here are real ``Proposal`` objects built in the test, so what accept must produce is
+known exactly whatever the model says; model-driven runs are in test_tui_model.py.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from remask.diffing.edits import minimal_edits
+from remask.diffing.proposal import Proposal, Span
+from remask.diffing.rewriter import Rewriter
+from remask.tui.app import RemaskApp, TuiConfig
+from remask.tui.confirm import QuitScreen
+
+SOURCE = '''def mean(values):
+    total = 0
+    for v in values:
+        total += v
+    return total / len(values)
+
+
+def clamp(x, low, high):
+    return max(low, min(x, high))
+'''
+
+
+def proposal(base: str, new: str, *alternatives: str) -> Proposal:
+    start = base.index("total / len")
+    return Proposal("repair", "Repair statement", [Span(start, start + 10, "repair", "test")],
+                    new, minimal_edits(base, new), list(alternatives))
+
+
+@pytest.fixture
+def app_for(tmp_path, engine):
+    def make(text: str = SOURCE) -> RemaskApp:
+        path = tmp_path / "mod.py"
+        path.write_bytes(text.encode())
+        return RemaskApp(path, text, Rewriter(engine), TuiConfig(auto_delay=None))
+    return make
+
+
+async def test_accept_applies_exactly_the_proposal(app_for):
+    app = app_for()
+    new = SOURCE.replace("total / len(values)", "total / max(len(values), 1)")
+    async with app.run_test() as pilot:
+        app.offer(SOURCE, [proposal(SOURCE, new)])
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.editor.text == new
+        assert app.query_one("ProposalPanel").candidate is None
+
+
+async def test_next_candidate_then_accept_applies_the_alternative(app_for):
+    app = app_for()
+    first = SOURCE.replace("total / len(values)", "total / max(len(values), 1)")
+    second = SOURCE.replace("    total = 0\n", "    total = 0.0\n")
+    async with app.run_test() as pilot:
+        app.offer(SOURCE, [proposal(SOURCE, first, second)])
+        await pilot.press("ctrl+n", "ctrl+o")
+        await pilot.pause()
+        assert app.editor.text == second
+
+
+async def test_reject_leaves_the_buffer_byte_identical(app_for):
+    app = app_for()
+    new = SOURCE.replace("max(low", "min(low")
+    async with app.run_test() as pilot:
+        app.offer(SOURCE, [proposal(SOURCE, new)])
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.editor.text.encode() == SOURCE.encode()
+        assert app.query_one("ProposalPanel").candidate is None
+        await pilot.press("ctrl+o")  # nothing pending: accept does nothing
+        assert app.editor.text == SOURCE
+
+
+async def test_an_edit_drops_the_stale_proposal(app_for):
+    app = app_for()
+    new = SOURCE.replace("max(low", "min(low")
+    async with app.run_test() as pilot:
+        app.offer(SOURCE, [proposal(SOURCE, new)])
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.query_one("ProposalPanel").candidate is None
+        await pilot.press("ctrl+o")
+        assert app.editor.text == "x" + SOURCE
+
+
+async def test_accept_keeps_crlf_line_ends(app_for):
+    crlf = SOURCE.replace("\n", "\r\n")
+    new = crlf.replace("total / len(values)", "total / max(len(values), 1)")
+    app = app_for(crlf)
+    async with app.run_test() as pilot:
+        assert app.editor.text == crlf
+        app.offer(crlf, [proposal(crlf, new)])
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.editor.text == new
+
+
+async def test_save_is_atomic_and_keeps_the_mode(app_for, tmp_path):
+    app = app_for()
+    path = tmp_path / "mod.py"
+    os.chmod(path, 0o640)
+    async with app.run_test() as pilot:
+        await pilot.press("#", "ctrl+s")
+        await pilot.pause()
+        assert path.read_bytes() == ("#" + SOURCE).encode()
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["mod.py"]  # no temp file left
+        await pilot.press("ctrl+q")  # saved: quits without asking
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_quitting_with_unsaved_changes_asks(app_for, tmp_path):
+    app = app_for()
+    async with app.run_test() as pilot:
+        await pilot.press("#", "ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.click("#cancel")
+        await pilot.pause()
+        assert not isinstance(app.screen, QuitScreen)
+        assert app.editor.text == "#" + SOURCE
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.click("#discard")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert (tmp_path / "mod.py").read_text() == SOURCE
+
+
+async def test_save_and_quit_writes_the_buffer(app_for, tmp_path):
+    app = app_for()
+    async with app.run_test() as pilot:
+        await pilot.press("#", "ctrl+q")
+        await pilot.pause()
+        await pilot.click("#save")
+        await pilot.pause()
+    assert (tmp_path / "mod.py").read_text() == "#" + SOURCE
