@@ -1,0 +1,40 @@
+"""``remask tui`` refuses bad input with one line and exit 2, before any app starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from remask.cli import main
+
+
+@pytest.mark.parametrize("content, expected", [
+    (None, "no such file"),
+    (b"\x00\x01binary", "binary file"),
+    (b"x = '\xff'\n", "not UTF-8"),
+    (b"a = 1\r\nb = 2\n", "mixed line endings"),
+    (b"a = 1\n\x0cb = 2\n", "form feeds"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, expected):
+    path = tmp_path / "f.py"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["tui", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err
+    assert err.count("\n") == 1 and err.startswith("remask tui: ")
+    if content is not None:
+        assert path.read_bytes() == content
+
+
+def test_bad_model_directory_is_one_line(tmp_path, capsys):
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\n")
+    assert main(["tui", str(path), "--model", str(tmp_path / "nope")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_bad_option_is_one_line(tmp_path, capsys):
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\n")
+    assert main(["tui", str(path), "--candidates", "0"]) == 2
+    assert "--candidates" in capsys.readouterr().err
