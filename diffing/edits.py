@@ -103,3 +103,14 @@ def _utf16_len(s: str) -> int:
 
 
 _BREAK = re.compile(r"\r\n|\n|\r")
+
+
+def ast_offset(text: str, starts: list[int], lineno: int, col: int) -> int:
+    """Return the character offset of an ``ast`` position (1-based line, UTF-8 byte column).
+
+    ``ast`` counts columns in bytes, so a line with non-ASCII text needs decoding to land on
+    the right character; ``starts`` is :func:`line_starts` of ``text``.
+    """
+    start = starts[lineno - 1]
+    end = starts[lineno] if lineno < len(starts) else len(text)
+    return start + len(text[start:end].encode()[:col].decode("utf-8", "ignore"))

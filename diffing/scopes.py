@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from .edits import line_starts
+from .edits import ast_offset, line_starts
 
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -144,9 +144,7 @@ class _Collector(ast.NodeVisitor):
 
     # positions -----------------------------------------------------------------------------
     def offset(self, lineno: int, col: int) -> int:
-        start = self.starts[lineno - 1]
-        end = self.starts[lineno] if lineno < len(self.starts) else len(self.text)
-        return start + len(self.text[start:end].encode()[:col].decode("utf-8", "ignore"))
+        return ast_offset(self.text, self.starts, lineno, col)
 
     def add(self, name: str, start: int, binding: bool, kind: str, scope: _Scope | None = None,
             function: str = "") -> None:

@@ -41,7 +41,7 @@ def _language(suffix: str) -> ts.Language:
 
 
 def language_for(path: str | PurePath | None) -> str:
-    """The grammar key for ``path`` (Python when unknown or absent)."""
+    """Return the grammar key for ``path`` (Python when unknown or absent)."""
     suffix = PurePath(path).suffix if path else ".py"
     return suffix if suffix in _GRAMMARS else ".py"
 

@@ -1,0 +1,162 @@
+"""A statement that no longer parses → its repair unit, and the repairs that need no model.
+
+Tree-sitter's ERROR nodes after a broken keystroke often swallow the rest of the file, so they
+are poor at saying *where* to repair. The user's edit is better: the statement it landed in
+(found in the text before the edit, which parsed) is the unit to re-denoise, minus the bytes
+the user just typed, which stay fixed. Without a before text, Python's own parser names the
+line. Mechanical repairs are the classic error-correcting-parser moves — close what is open,
+drop an unmatched closer, add a compound header's colon, insert one missing punctuation mark —
+each checked by parsing; the Rewriter ranks them beside the model's candidates, smallest first.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .edits import ast_offset, line_starts
+from .proposal import Span
+
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
+_COMPOUND = ("def", "class", "if", "elif", "else", "for", "while", "with", "try", "except",
+             "finally", "async", "match", "case")
+_INSERTABLE = ")]}:,([{\"'"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One statement to repair: text[start:end], with text[frozen[0]:frozen[1]] kept fixed."""
+
+    start: int
+    end: int
+    frozen: tuple[int, int] | None
+    reason: str
+
+    def spans(self) -> list[Span]:
+        """Return the unit minus the frozen bytes: the spans a front end shows."""
+        if self.frozen is None or self.frozen[0] == self.frozen[1]:
+            return [Span(self.start, self.end, "repair", self.reason)]
+        a, b = self.frozen
+        parts = [(self.start, a), (b, self.end)]
+        return [Span(s, e, "repair", self.reason) for s, e in parts if s < e]
+
+    def allows(self, start: int, end: int) -> bool:
+        """Whether an edit of [start, end) stays inside the unit and off the frozen bytes."""
+        if start < self.start or end > self.end:
+            return False
+        if self.frozen is None:
+            return True
+        a, b = self.frozen
+        return end <= a or start >= b
+
+
+def unit_from_edit(before: str, after: str, start: int, old_end: int, new_end: int,
+                   cap: int) -> Unit | None:
+    """Return the statement of ``before`` the edit at [start, old_end) is in, mapped to after."""
+    try:
+        tree = ast.parse(before)
+    except SyntaxError:
+        return None
+    starts, best = line_starts(before), None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        s = ast_offset(before, starts, node.lineno, node.col_offset)
+        e = _header_end(before, starts, node)
+        if s <= start and old_end <= e and (best is None or e - s < best[1] - best[0]):
+            best = (s, e, node.lineno)
+    if best is None:
+        return None
+    s, e, line = best
+    e += (new_end - old_end)
+    if e - s > cap:
+        return None
+    return Unit(s, e, (start, new_end), f"statement on line {line} no longer parses")
+
+
+def units_from_errors(text: str, cap: int) -> list[Unit]:
+    """Return the line Python's parser blames, when there is no before text to locate the edit."""
+    try:
+        ast.parse(text)
+        return []
+    except SyntaxError as e:
+        if not e.lineno:
+            return []
+        starts = line_starts(text)
+        lineno = min(e.lineno, len(starts))
+        s = starts[lineno - 1]
+        end = starts[lineno] if lineno < len(starts) else len(text)
+        line = text[s:end].rstrip("\r\n")
+        s += len(line) - len(line.lstrip())
+        e_ = min(s + len(line.strip()), s + cap)
+        return [Unit(s, e_, None, f"line {lineno}: {e.msg}")]
+
+
+def mechanical_repairs(text: str, unit: Unit, budget: int = 400) -> list[tuple[int, int, str]]:
+    """Return single edits (start, end, new_text) in ``text`` coordinates that may repair the unit.
+
+    The closers/colon/stray-closer moves come first, then every one-character insertion of
+    punctuation at a token boundary (bounded by ``budget``); the caller parses each.
+    """
+    body = text[unit.start:unit.end]
+    opened, stray, quote = _scan(body)
+    out: list[tuple[int, int, str]] = []
+    tail = len(body.rstrip())
+    closers = (quote or "") + "".join(_PAIRS[c] for c in reversed(opened))
+    colon = ":" if body.lstrip().split(" ")[0].rstrip(":") in _COMPOUND \
+        and not body.rstrip().endswith(":") else ""
+    if closers or colon:
+        out.append((unit.start + tail, unit.start + tail, closers + colon))
+    for i in stray:
+        out.append((unit.start + i, unit.start + i + 1, ""))
+    for i in range(len(body) + 1):
+        if i not in (0, len(body)) and body[i - 1].isalnum() and body[i].isalnum():
+            continue
+        for ch in _INSERTABLE:
+            out.append((unit.start + i, unit.start + i, ch))
+    seen, uniq = set(), []
+    for ed in out:
+        if ed not in seen and unit.allows(ed[0], ed[1]):
+            seen.add(ed)
+            uniq.append(ed)
+    return uniq[:budget]
+
+
+def _scan(body: str) -> tuple[list[str], list[int], str | None]:
+    """Return open brackets left unclosed, positions of unmatched closers, an unterminated quote."""
+    stack: list[str] = []
+    stray: list[int] = []
+    quote: str | None = None
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif body.startswith(quote, i):
+                i += len(quote) - 1
+                quote = None
+        elif c == "#":
+            nl = body.find("\n", i)
+            i = len(body) if nl < 0 else nl
+        elif c in "'\"":
+            quote = c * 3 if body.startswith(c * 3, i) else c
+            i += len(quote) - 1
+        elif c in _PAIRS:
+            stack.append(c)
+        elif c in ")]}":
+            if stack and _PAIRS[stack[-1]] == c:
+                stack.pop()
+            else:
+                stray.append(i)
+        i += 1
+    return stack, stray, quote
+
+
+def _header_end(text: str, starts: list[int], node: ast.stmt) -> int:
+    """Return the end of a simple statement, or of a compound statement's header (its colon)."""
+    body = getattr(node, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        first = ast_offset(text, starts, body[0].lineno, body[0].col_offset)
+        return text.rfind(":", 0, first) + 1
+    return ast_offset(text, starts, node.end_lineno, node.end_col_offset)

@@ -1,0 +1,217 @@
+"""A changed signature → the argument lists of its call sites, and their mechanical update.
+
+When the user adds, removes or renames a parameter, every call of that function in the file
+may need a matching change. The spans are the call sites' argument lists (between the
+parentheses, parentheses kept). The *mechanical* update is what the signature alone decides:
+drop the argument bound to a removed parameter, rename a keyword, pass a new required
+parameter by its own name (the most common real fix, and a guess the model can overrule).
+Model-free: plain ``ast``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .edits import ast_offset as _offset
+from .edits import line_starts
+from .proposal import Span
+
+_POSITIONAL = ("posonly", "pos")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # posonly | pos | vararg | kwonly | kwarg
+    default: bool
+
+
+@dataclass(frozen=True)
+class SignatureChange:
+    """One def whose parameters differ between two texts."""
+
+    name: str
+    qualname: str
+    method: bool  # defined in a class with a self/cls first parameter
+    old: tuple[Param, ...]
+    new: tuple[Param, ...]
+
+    @property
+    def subkind(self) -> str:
+        """The real-edits labels: add-param, remove-param, rename-param or other."""
+        o, n = [p.name for p in self.old], [p.name for p in self.new]
+        if len(o) < len(n) and _subsequence(o, n):
+            return "add-param"
+        if len(n) < len(o) and _subsequence(n, o):
+            return "remove-param"
+        same = [(a.kind, a.default) == (b.kind, b.default) for a, b in zip(self.old, self.new,
+                                                                          strict=False)]
+        if len(o) == len(n) and all(same) and o != n:
+            return "rename-param"
+        return "other"
+
+
+def signature_change(before: str, after: str) -> SignatureChange | None:
+    """Return the first def (in file order) whose parameters changed, or None.
+
+    Defs are paired by qualified name and occurrence, as the real-edits miner pairs them.
+    """
+    try:
+        old, new = _defs(ast.parse(before)), _defs(ast.parse(after))
+    except SyntaxError:
+        return None
+    for key, (node, method) in new.items():
+        if key in old and ast.dump(old[key][0].args) != ast.dump(node.args):
+            return SignatureChange(node.name, key[0], method, _params(old[key][0].args),
+                                   _params(node.args))
+    return None
+
+
+def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
+    """One span per call of the changed function whose argument list should change."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    starts = line_starts(text)
+    spans = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or _callee(call) != change.name:
+            continue
+        open_ = text.find("(", _offset(text, starts, call.func.end_lineno,
+                                       call.func.end_col_offset))
+        close = _offset(text, starts, call.end_lineno, call.end_col_offset) - 1
+        if open_ < 0 or text[close] != ")":
+            continue
+        inner = text[open_ + 1:close]
+        updated = update_arguments(text, starts, call, open_ + 1, change)
+        if updated == inner:
+            continue  # the new signature accepts this call as it is
+        reason = f"call to {change.name}() on line {call.lineno}: {change.subkind}"
+        spans.append(Span(open_ + 1, close, "signature", reason,
+                          (updated,) if updated is not None else ()))
+    return sorted(spans, key=lambda s: s.start)
+
+
+def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
+                     change: SignatureChange) -> str | None:
+    """Return the argument list updated for the new signature, or None when unknowable.
+
+    ``*args``/``**kw`` at the call make the binding unknown, so no mechanical guess is made.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return None
+    items = [(_offset(text, starts, n.lineno, n.col_offset) - base,
+              _offset(text, starts, n.end_lineno, n.end_col_offset) - base)
+             for n in [*call.args, *call.keywords]]
+    inner = text[base:_offset(text, starts, call.end_lineno, call.end_col_offset) - 1]
+    old_pos = [p.name for p in change.old if p.kind in _POSITIONAL]
+    if change.method and isinstance(call.func, ast.Attribute):
+        old_pos = old_pos[1:]
+    new_pos = [p.name for p in change.new if p.kind in _POSITIONAL]
+    if change.method and isinstance(call.func, ast.Attribute):
+        new_pos = new_pos[1:]
+    kw_index = {k.arg: len(call.args) + i for i, k in enumerate(call.keywords)}
+    edits: list[tuple[int, int, str]] = []
+    old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
+    if change.subkind == "rename-param":
+        for a, b in zip(old_names, new_names, strict=True):
+            if a != b and a in kw_index:
+                s, _ = items[kw_index[a]]
+                edits.append((s, s + len(a), b))
+    else:
+        for name in old_names:
+            if name in new_names:
+                continue
+            i = old_pos.index(name) if name in old_pos[:len(call.args)] else kw_index.get(name)
+            if i is not None:
+                edits.append(_delete_item(items, i))
+        for p in change.new:
+            if p.name in old_names or p.default or p.kind in ("vararg", "kwarg"):
+                continue
+            edits.append(_insert(inner, items, len(call.args), new_pos, p))
+    return _apply(inner, edits)
+
+
+def _insert(inner: str, items: list[tuple[int, int]], n_args: int, new_pos: list[str],
+            p: Param) -> tuple[int, int, str]:
+    """Pass ``p`` by its own name: positionally when every parameter before it is given so."""
+    j = new_pos.index(p.name) if p.name in new_pos else -1
+    if 0 <= j <= n_args:
+        if j < n_args:
+            s = items[j][0]
+            return s, s, f"{p.name}, "
+        if j == 0:
+            return 0, 0, p.name + (", " if items else "")
+        e = items[j - 1][1]
+        return e, e, f", {p.name}"
+    e = items[-1][1] if items else len(inner.rstrip())
+    sep = ", " if items else ""
+    return e, e, f"{sep}{p.name}={p.name}"
+
+
+def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:
+    if i + 1 < len(items):
+        return items[i][0], items[i + 1][0], ""
+    if i > 0:
+        return items[i - 1][1], items[i][1], ""
+    return items[i][0], items[i][1], ""
+
+
+def _apply(inner: str, edits: list[tuple[int, int, str]]) -> str | None:
+    out, pos = [], 0
+    for s, e, t in sorted(edits):
+        if s < pos:
+            return None
+        out += [inner[pos:s], t]
+        pos = e
+    return "".join(out) + inner[pos:]
+
+
+def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool]]:
+    out: dict[tuple[str, int], tuple[ast.FunctionDef, bool]] = {}
+    seen: dict[str, int] = {}
+
+    def walk(node: ast.AST, prefix: str, in_class: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                q = prefix + child.name
+                seen[q] = seen.get(q, -1) + 1
+                first = (child.args.posonlyargs + child.args.args)[:1]
+                method = in_class and bool(first) and first[0].arg in ("self", "cls")
+                out[(q, seen[q])] = (child, method)
+                walk(child, q + ".<locals>.", False)
+            elif isinstance(child, ast.ClassDef):
+                walk(child, prefix + child.name + ".", True)
+            else:
+                walk(child, prefix, in_class)
+
+    walk(tree, "", False)
+    return out
+
+
+def _params(args: ast.arguments) -> tuple[Param, ...]:
+    pos = [*args.posonlyargs, *args.args]
+    n_def = len(args.defaults)
+    out = [Param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos",
+                 i >= len(pos) - n_def) for i, a in enumerate(pos)]
+    if args.vararg:
+        out.append(Param(args.vararg.arg, "vararg", False))
+    out += [Param(a.arg, "kwonly", d is not None)
+            for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
+    if args.kwarg:
+        out.append(Param(args.kwarg.arg, "kwarg", False))
+    return tuple(out)
+
+
+def _subsequence(short: list[str], long: list[str]) -> bool:
+    it = iter(long)
+    return all(x in it for x in short)
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+

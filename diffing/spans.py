@@ -1,0 +1,271 @@
+"""Edit → spans: which regions of the text after a user's edit remask should re-denoise.
+
+Model-free. The edit is found as one minimal region (common prefix and suffix of the two
+texts); the bytes the user typed there are never inside a span. Each span records why it was
+chosen, and spans of one kind are merged and capped so an edit never re-denoises the file.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import builtins
+import keyword
+from dataclasses import dataclass
+
+from .edits import ast_offset, line_starts
+from .proposal import Span
+from .repair import Unit, unit_from_edit, units_from_errors
+from .scopes import ScopeIndex
+from .signature import call_site_spans, signature_change
+from .syntax import new_errors, parse
+
+KINDS = ("repair", "rename", "signature", "dangling", "hole")
+_BUILTINS = set(dir(builtins))
+
+
+@dataclass(frozen=True)
+class Change:
+    """The user's edit: ``before[start:old_end]`` became ``after[start:new_end]``."""
+
+    start: int
+    old_end: int
+    new_end: int
+
+    @property
+    def typed(self) -> tuple[int, int]:
+        return self.start, self.new_end
+
+    def to_after(self, offset: int) -> int | None:
+        """Map an offset of ``before`` outside the edit to ``after``; None inside it."""
+        if offset <= self.start:
+            return offset
+        if offset >= self.old_end:
+            return offset + self.new_end - self.old_end
+        return None
+
+
+def find_change(before: str, after: str) -> Change | None:
+    """Return the single region where the texts differ (None when they are equal)."""
+    if before == after:
+        return None
+    n = min(len(before), len(after))
+    p = 0
+    while p < n and before[p] == after[p]:
+        p += 1
+    s = 0
+    while s < n - p and before[-1 - s] == after[-1 - s]:
+        s += 1
+    return Change(p, len(before) - s, len(after) - s)
+
+
+def renamed_word(before: str, after: str, ch: Change) -> tuple[int, str, str] | None:
+    """``(start, old, new)`` when the edit replaced one identifier by another, else None."""
+    a = ch.start
+    while a > 0 and _word(before[a - 1]):
+        a -= 1
+    b_old, b_new = ch.old_end, ch.new_end
+    while b_old < len(before) and _word(before[b_old]):
+        b_old, b_new = b_old + 1, b_new + 1
+    old, new = before[a:b_old], after[a:b_new]
+    if old == new or not all(w.isidentifier() and not keyword.iskeyword(w) for w in (old, new)):
+        return None
+    return a, old, new
+
+
+def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
+    """Return the other references of a binding the user renamed, each to receive the new name."""
+    word = renamed_word(before, after, ch)
+    if word is None:
+        return []
+    start, old, new = word
+    try:
+        index = ScopeIndex(before)
+    except SyntaxError:
+        return []
+    occ = index.at(start)
+    if occ is None or occ.start != start or occ.name != old or not occ.binding:
+        return []
+    starts, spans = line_starts(before), []
+    for ref in index.references(occ):
+        a, b = ch.to_after(ref.start), ch.to_after(ref.end)
+        if ref.start == occ.start or a is None or b is None or after[a:b] != old:
+            continue
+        line = _line_of(starts, ref.start)
+        reason = f"{ref.kind} of '{old}' on line {line}; the {occ.kind} was renamed to '{new}'"
+        spans.append(Span(a, b, "rename", reason, (new,)))
+    return spans
+
+
+def signature_spans(before: str, after: str, ch: Change) -> list[Span]:
+    change = signature_change(before, after)
+    if change is None:
+        return []
+    return [s for s in call_site_spans(after, change) if _off_typed(s.start, s.end, ch)]
+
+
+def dangling_spans(before: str, after: str, ch: Change) -> list[Span]:
+    """Return the statements still using a name whose binding the edit removed.
+
+    E.g. ``i`` after ``for i in range(len(xs))`` became ``for x in xs``.
+    """
+    try:
+        old, new = ScopeIndex(before), ScopeIndex(after)
+        tree = ast.parse(after)
+    except SyntaxError:
+        return []
+    lost = {o.name for o in old.bindings()
+            if o.start < ch.old_end and o.end > ch.start and o.key[0] == "name"}
+    module = {o.name for o in new.bindings() if o.key[:2] == ("name", 0)}
+    starts, spans = line_starts(after), []
+    for o in new.occurrences:
+        if o.name in lost and o.kind == "use" and o.key[:2] == ("name", 0) \
+                and o.name not in module and o.name not in _BUILTINS:
+            s, e, line = _statement(after, starts, tree, o.start)
+            for a, b in _minus(s, e, ch.typed):
+                spans.append(Span(a, b, "dangling",
+                                  f"line {line} uses '{o.name}', no longer bound by the edit"))
+    return spans
+
+
+def hole_spans(text: str, marker: str, cursor: int | None) -> list[Span]:
+    """Return the marker holes, plus the empty body or line end the cursor sits at."""
+    spans = []
+    i = text.find(marker) if marker else -1
+    while i != -1:
+        spans.append(Span(i, i + len(marker), "hole", f"'{marker}' marker"))
+        i = text.find(marker, i + len(marker))
+    if cursor is not None and not any(s.start <= cursor <= s.end for s in spans):
+        hole = cursor_hole(text, cursor, marker, rest_of_line=False)
+        if hole is not None:
+            spans.append(hole)
+    return sorted(spans, key=lambda s: s.start)
+
+
+def cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool = True) -> Span | None:
+    """Return the hole under the cursor.
+
+    A marker on its line, else an empty / pass / ... body it sits in, else (when
+    ``rest_of_line``) the rest of its line; a blank line end counts either way.
+    """
+    starts = line_starts(text)
+    n = _line_of(starts, cursor) - 1
+    ls = starts[n]
+    le = starts[n + 1] if n + 1 < len(starts) else len(text)
+    line = text[ls:le].rstrip("\r\n")
+    if marker and marker in line:
+        cands = [ls + i for i in range(len(line)) if line.startswith(marker, i)]
+        i = min(cands, key=lambda c: abs(c - cursor))
+        return Span(i, i + len(marker), "hole", f"'{marker}' marker at the cursor")
+    body = line.strip()
+    prev = text[:ls].rstrip()
+    if body in ("pass", "...") and prev.endswith(":"):
+        i = ls + line.index(body)
+        return Span(i, i + len(body), "hole", f"the '{body}' body the cursor is in")
+    if not body and prev.endswith(":"):
+        return Span(cursor, ls + len(line), "hole", "the empty body the cursor is in")
+    if rest_of_line or not text[cursor:ls + len(line)].strip():
+        return Span(cursor, ls + len(line), "hole", "the rest of the cursor's line")
+    return None
+
+
+def repair_units(before: str | None, after: str, path: str | None, cap: int,
+                 marker: str = "???") -> list[Unit]:
+    """Return the statements to repair: those with syntax errors the edit added.
+
+    Hole markers are not errors to repair (filling them is another kind), so they are read
+    as a placeholder name of the same length first.
+    """
+    if marker:
+        after = after.replace(marker, "_" * len(marker))
+    doc = parse(after, path)
+    if not doc.has_errors():
+        return []
+    if before is not None:
+        if not new_errors(parse(before, path), doc):
+            return []
+        ch = find_change(before, after)
+        unit = ch and unit_from_edit(before, after, ch.start, ch.old_end, ch.new_end, cap)
+        if unit:
+            return [unit]
+    return units_from_errors(after, cap)
+
+
+def affected_spans(before: str, after: str, path: str | None = None,
+                   cursor: int | None = None, *, kinds: frozenset[str] = frozenset(KINDS),
+                   marker: str = "???", cap: int = 600) -> list[Span]:
+    """Return every span the edit from ``before`` to ``after`` affects, merged and capped."""
+    ch = find_change(before, after)
+    spans: list[Span] = []
+    if "repair" in kinds:
+        spans += [s for u in repair_units(before, after, path, cap, marker) for s in u.spans()]
+    if ch is not None and not spans:
+        renames = rename_spans(before, after, ch) if "rename" in kinds else []
+        spans += renames
+        if "signature" in kinds and not renames:
+            spans += signature_spans(before, after, ch)
+        if "dangling" in kinds and not renames:
+            spans += dangling_spans(before, after, ch)
+    if "hole" in kinds:
+        spans += [s for s in hole_spans(after, marker, cursor)
+                  if ch is None or _off_typed(s.start, s.end, ch)]
+    anchor = ch.start if ch is not None else (cursor or 0)
+    return merge_and_cap(spans, cap, anchor)
+
+
+def merge_and_cap(spans: list[Span], cap: int, anchor: int) -> list[Span]:
+    """Merge overlapping spans of one kind; keep those nearest ``anchor`` within ``cap`` chars.
+
+    Rename spans are not merged with each other: each is one reference with its own new name.
+    """
+    merged: list[Span] = []
+    for s in sorted(spans, key=lambda s: (s.kind, s.start, s.end)):
+        last = merged[-1] if merged else None
+        if last and last.kind == s.kind == "dangling" and s.start <= last.end:
+            merged[-1] = Span(last.start, max(last.end, s.end), s.kind, last.reason)
+        elif not (last and last.kind == s.kind and (last.start, last.end) == (s.start, s.end)):
+            merged.append(s)
+    kept, used = [], 0
+    for s in sorted(merged, key=lambda s: abs(s.start - anchor)):
+        if used + (s.end - s.start) <= cap:
+            kept.append(s)
+            used += s.end - s.start
+    return sorted(kept, key=lambda s: (s.start, s.end))
+
+
+def _statement(text: str, starts: list[int], tree: ast.Module, offset: int
+               ) -> tuple[int, int, int]:
+    """Return the smallest statement (or compound header) around ``offset``, and its line."""
+    best = (0, len(text), 1)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            s = ast_offset(text, starts, node.lineno, node.col_offset)
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                e = text.rfind(":", 0, ast_offset(text, starts, body[0].lineno,
+                                                  body[0].col_offset))
+            else:
+                e = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
+            if s <= offset < e and e - s < best[1] - best[0]:
+                best = (s, e, node.lineno)
+    return best
+
+
+def _minus(s: int, e: int, typed: tuple[int, int]) -> list[tuple[int, int]]:
+    a, b = typed
+    if b <= s or a >= e or a == b:
+        return [(s, e)]
+    return [(x, y) for x, y in ((s, a), (b, e)) if x < y]
+
+
+def _off_typed(s: int, e: int, ch: Change) -> bool:
+    a, b = ch.typed
+    return a == b or e <= a or s >= b
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    return bisect.bisect_right(starts, offset)
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
