@@ -91,13 +91,20 @@ def is_exact(completion: str, reference: str) -> bool:
 
 def progress(label: str) -> Progress:
     """Show progress on stderr, so stdout keeps only the table."""
+    console = Console(stderr=True)
     return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True)
+                    console=console, transient=True, disable=not console.is_terminal)
 
 
 def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
                  oracle_length: bool = False, label: str = "generate") -> list[TaskResult]:
-    """Generate every task's middle with ``engine``; the sandbox is not run here."""
+    """Generate every task's middle with ``engine``; the sandbox is not run here.
+
+    One untimed fill comes first, so one-time costs (lazy kernels, allocator growth) don't
+    land on the first task's latency.
+    """
+    if tasks:
+        engine.fill(tasks[0].prompt, tasks[0].suffix, sampler=sampler)
     out = []
     with progress(label) as bar:
         job = bar.add_task(label, total=len(tasks))

@@ -1,0 +1,163 @@
+"""``remask bench speed``: cost per accepted completion, diffusion against the matched AR model.
+
+One run, the same tasks, four configurations:
+
+- AR: the bundled AR-FIM baseline, greedy with a KV cache, one token per forward pass;
+- diffusion, 1 token/step: the denoiser committing exactly one token per forward pass;
+- diffusion + threshold: every masked token at least ``--threshold`` confident commits at once;
+- diffusion + threshold + cache: the same, with the prefix/suffix keys and values computed once.
+
+Each configuration generates in its own fresh child process, so its peak RSS (``ru_maxrss``
+of that process: interpreter, torch, model and decoding) is its own and not the high-water mark
+of whatever ran before it. Completions are judged afterwards in the sandbox, outside the timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import torch
+from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
+from remask.infill.sampler import SamplerConfig
+
+from .humaneval import Task
+from .infill import (
+    TaskResult,
+    add_task_args,
+    generate_all,
+    judge_all,
+    summarize,
+    tasks_from_args,
+    threshold_arg,
+)
+from .report import report
+from .sandbox import SandboxConfig, network_isolation
+
+COLUMNS = ["config", "pass@1", "forward_passes_per_task", "tokens_processed_per_task",
+           "latency_p50_s", "latency_p95_s", "accepted_tokens_per_s", "ratio_to_ar",
+           "generated_tokens_per_s", "peak_rss_mib"]
+
+
+@dataclass(frozen=True)
+class SpeedConfig:
+    """One row of the table: which model, with or without the context cache, which sampler."""
+
+    name: str
+    model: Path
+    use_cache: bool
+    sampler: SamplerConfig
+
+
+def configs(model: Path, ar_model: Path, threshold: float) -> list[SpeedConfig]:
+    """Build the four rows, AR first: the ratios are taken against it."""
+    return [
+        SpeedConfig("AR (KV cache)", ar_model, True, SamplerConfig()),
+        SpeedConfig("diffusion 1 token/step", model, False,
+                    SamplerConfig(threshold=None, tokens_per_step=1)),
+        SpeedConfig(f"diffusion + threshold {threshold:g}", model, False,
+                    SamplerConfig(threshold=threshold)),
+        SpeedConfig(f"diffusion + threshold {threshold:g} + cache", model, True,
+                    SamplerConfig(threshold=threshold)),
+    ]
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def generate_in_child(cfg: SpeedConfig, tasks: list[Task], threads: int
+                      ) -> tuple[list[TaskResult], float, float]:
+    """Generate every task under ``cfg``; runs in a fresh process (see the module docstring).
+
+    Returns the results, the peak RSS in MiB, and the peak before the model was loaded (the
+    interpreter and torch alone), so the model's own share can be read off.
+    """
+    torch.set_num_threads(threads)
+    before = _rss_mib()
+    engine = load_engine(cfg.model, use_cache=cfg.use_cache)
+    results = generate_all(engine, tasks, cfg.sampler, label=cfg.name)
+    return results, _rss_mib(), before
+
+
+def measure(cfg: SpeedConfig, tasks: list[Task], threads: int) -> tuple[list[TaskResult],
+                                                                       float, float]:
+    """Run :func:`generate_in_child` in a new spawned process and wait for it."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        return pool.submit(generate_in_child, cfg, tasks, threads).result()
+
+
+def _ratio(value: float | None, base: float | None) -> float | None:
+    return value / base if value is not None and base else None
+
+
+def _verdict(rows: list[dict]) -> str:
+    """State issue 9's claim for this run: the best diffusion row against AR and 1 token/step."""
+    ar, one_step, *rest = rows
+    key = "accepted_tokens_per_s" if any(r["accepted_tokens_per_s"] for r in rows) \
+        else "generated_tokens_per_s"
+    best = max([one_step, *rest], key=lambda r: r[key] or 0.0)
+    ratio = _ratio(best[key], ar[key])
+    gap = 100 * (best["pass@1"] - one_step["pass@1"])
+    return (f"best diffusion row by {key}: {best['config']}, "
+            f"{'undefined' if ratio is None else f'{ratio:.2f}x'} AR, pass@1 {gap:+.1f} points "
+            "against diffusion 1 token/step")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("speed", help="diffusion vs the matched AR baseline: cost per accepted "
+                                     "completion")
+    add_task_args(p)
+    p.add_argument("--model", type=Path, default=BUNDLED, help="diffusion model directory")
+    p.add_argument("--ar-model", type=Path, default=BUNDLED_AR, help="AR model directory")
+    p.add_argument("--threshold", type=threshold_arg, default=SamplerConfig.threshold,
+                   help=f"commit confidence for the threshold rows (default "
+                        f"{SamplerConfig.threshold})")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        tasks = tasks_from_args(args)
+        if args.threshold is None:
+            raise ValueError("--threshold must be a number here (1 token/step is its own row)")
+        for directory, kind in ((args.model, True), (args.ar_model, False)):
+            if load_engine(directory).is_diffusion != kind:
+                raise ValueError(f"{directory}: not a {'diffusion' if kind else 'AR'} model")
+    except ValueError as e:
+        print(f"remask bench speed: {e}", file=sys.stderr)
+        return 2
+    rows, per_config = [], {}
+    sandbox = SandboxConfig(timeout=args.timeout)
+    for cfg in configs(args.model, args.ar_model, args.threshold):
+        results, peak, before = measure(cfg, tasks, args.threads)
+        judge_all(tasks, results, sandbox, label=f"judge {cfg.name}")
+        rows.append({"config": cfg.name, **summarize(results), "peak_rss_mib": peak,
+                     "rss_before_model_mib": before, "use_cache": cfg.use_cache,
+                     "threshold": cfg.sampler.threshold})
+        per_config[cfg.name] = [asdict(r) for r in results]
+    ar = rows[0]
+    for r in rows:
+        r["ratio_to_ar"] = _ratio(r["accepted_tokens_per_s"], ar["accepted_tokens_per_s"])
+        r["generated_ratio_to_ar"] = _ratio(r["generated_tokens_per_s"],
+                                            ar["generated_tokens_per_s"])
+    notes = ["accepted_tokens_per_s = tokens of passing completions / all generation seconds; "
+             "ratio_to_ar divides it by AR's",
+             "peak_rss_mib: ru_maxrss of a fresh process per configuration (python + torch + "
+             "model + decoding); rss_before_model_mib in the JSON is the same before loading",
+             f"{args.threads} torch thread(s); the sandbox runs outside the timed part"]
+    if not ar["accepted_tokens_per_s"]:
+        notes.append("AR accepted no completion, so ratio_to_ar is undefined; "
+                     "generated_ratio_to_ar in the JSON compares raw generated tokens/s")
+    notes.append(_verdict(rows))
+    meta = {"split": args.split, "limit": args.limit, "threshold": args.threshold,
+            "model": str(args.model), "ar_model": str(args.ar_model), "threads": args.threads,
+            "sandbox_network": network_isolation(), "per_task": per_config}
+    report(rows, COLUMNS, f"remask bench speed — HumanEval-Infilling {args.split}, "
+           f"{len(tasks)} tasks", args.json, meta, notes=notes)
+    return 0
