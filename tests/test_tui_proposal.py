@@ -10,7 +10,6 @@ import os
 import stat
 
 import pytest
-
 from remask.diffing.edits import minimal_edits
 from remask.diffing.proposal import Proposal, Span
 from remask.diffing.rewriter import Rewriter

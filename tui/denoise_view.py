@@ -36,6 +36,7 @@ class DenoiseView(Widget):
 
     def __init__(self, decode: Decode, mask_id: int, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.border_title = "live denoising"
         self._decode, self._mask = decode, mask_id
         self._title, self._note = "", "idle"
         self._step: StepTrace | None = None

@@ -44,6 +44,7 @@ class ProposalPanel(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.border_title = "proposal"
         self._cands: list[Candidate] = []
         self._index = 0
 
