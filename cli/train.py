@@ -14,7 +14,7 @@ from remask.infill.train import DEFAULT_HOME, TrainConfig, export, train
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train or resume a model on the allow-listed corpus")
-    p.add_argument("--run", default="diffusion", help="run name or directory (checkpoints)")
+    p.add_argument("--name", default="diffusion", help="run name or directory (checkpoints)")
     p.add_argument("--objective", choices=["ar", "diffusion"], default="diffusion")
     p.add_argument("--init", type=Path, help="start from this model directory (AR → diffusion)")
     p.add_argument("--resume", action="store_true", help="continue the run if it exists")
@@ -30,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-shift", action="store_true", help="predict each token at its own slot")
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--vocab-size", type=int, default=TrainConfig.vocab_size,
+                   help="BPE vocabulary when the tokenizer is first trained")
     p.add_argument("--home", type=Path, default=DEFAULT_HOME, help="corpus and runs live here")
     p.add_argument("--export", type=Path, metavar="DIR",
                    help="write the run's EMA weights as a bundle to DIR and exit")
@@ -37,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    run_dir = Path(args.run) if "/" in str(args.run) else args.home / "runs" / args.run
+    run_dir = Path(args.name) if "/" in str(args.name) else args.home / "runs" / args.name
     if args.export:
         if not (run_dir / "state.json").exists():
             print(f"remask train: no run at {run_dir}", file=sys.stderr)
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
                       threads=args.threads, eval_every=args.eval_every,
                       max_tokens=int(args.max_tokens), max_minutes=args.max_minutes,
-                      data=DataConfig(block=args.block))
+                      vocab_size=args.vocab_size, data=DataConfig(block=args.block))
     _init_distributed()
     state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home)
     print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import torch
 
-from .denoiser import fit_context, training_window
+from .data import fit_context
+from .denoiser import training_window
 from .model import Transformer, load_model
 from .sampler import Cancelled, StepTrace, Trace
 from .tokenizer import Tokenizer

@@ -142,15 +142,7 @@ def build_corpus(out: Path, allow: dict | None = None, log=print) -> dict:
             src.files += 1
             src.bytes += len(data)
     for split, docs in splits.items():
-        offsets = np.zeros((len(docs), 2), dtype=np.int64)
-        pos = 0
-        with (out / f"{split}.txt").open("wb") as f:
-            for i, (_, data, _) in enumerate(docs):
-                f.write(data)
-                offsets[i] = (pos, pos + len(data))
-                pos += len(data)
-        np.save(out / f"{split}.idx.npy", offsets)
-        (out / f"{split}.files.txt").write_text("".join(f"{rel}\n" for rel, _, _ in docs))
+        write_split(out, split, [(rel, data) for rel, data, _ in docs])
     manifest = {
         "sources": [
             {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(s).items()} for s in sources
@@ -162,6 +154,19 @@ def build_corpus(out: Path, allow: dict | None = None, log=print) -> dict:
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return manifest
+
+
+def write_split(out: Path, split: str, docs: list[tuple[str, bytes]]) -> None:
+    """Store documents as one file plus (start, end) byte offsets and their paths."""
+    offsets = np.zeros((len(docs), 2), dtype=np.int64)
+    pos = 0
+    with (out / f"{split}.txt").open("wb") as f:
+        for i, (_, data) in enumerate(docs):
+            f.write(data)
+            offsets[i] = (pos, pos + len(data))
+            pos += len(data)
+    np.save(out / f"{split}.idx.npy", offsets)
+    (out / f"{split}.files.txt").write_text("".join(f"{rel}\n" for rel, _ in docs))
 
 
 class Corpus:

@@ -80,8 +80,9 @@ def _window(doc: str, n_chars: int, rng: np.random.Generator) -> str:
     return doc[a:a + n_chars]
 
 
-def _fit(p: list[int], s: list[int], budget: int) -> tuple[list[int], list[int]]:
+def fit_context(p: list[int], s: list[int], budget: int) -> tuple[list[int], list[int]]:
     """Keep the prefix's tail and the suffix's head, sharing ``budget`` tokens."""
+    budget = max(0, budget)
     keep_s = min(len(s), max(budget // 2, budget - len(p)))
     keep_p = min(len(p), budget - keep_s)
     return p[len(p) - keep_p:], s[:keep_s]
@@ -98,10 +99,11 @@ def cut_example(doc: str, tok: Tokenizer, cfg: DataConfig, rng: np.random.Genera
     kind = kinds[int(rng.choice(len(kinds), p=np.array(probs) / sum(probs)))]
     a, b = choose_span(text, kind, rng)
     p, m, s = tok.encode_span(text[:a], text[a:b], text[b:])
-    if len(m) > cfg.max_middle:  # the rest of an over-long span becomes suffix
-        s = tok.encode(tok.decode(m[cfg.max_middle:]) + text[b:])
-        m = m[: cfg.max_middle]
-    p, s = _fit(p, s, cfg.block - len(m) - 4 - (len(m) // 2 + 2))  # room for <delete>s
+    longest = min(cfg.max_middle, cfg.block // 3)
+    if len(m) > longest:  # the rest of an over-long span becomes suffix
+        s = tok.encode(tok.decode(m[longest:]) + text[b:])
+        m = m[:longest]
+    p, s = fit_context(p, s, cfg.block - len(m) - 4 - (len(m) // 2 + 2))  # room for <delete>s
     return p, m, s
 
 

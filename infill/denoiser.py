@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import torch
 from torch import Tensor
 
+from .data import fit_context
 from .model import KVCache, Transformer, infill_mask, load_model
 from .tokenizer import Tokenizer
 
@@ -47,13 +48,6 @@ class Denoiser(Protocol):
         Returns:
             (B, M, V) logits and the number of positions the forward pass processed.
         """
-
-
-def fit_context(prefix: list[int], suffix: list[int], budget: int) -> tuple[list[int], list[int]]:
-    """Keep the prefix's tail and the suffix's head, sharing ``budget`` tokens."""
-    keep_s = min(len(suffix), max(budget // 2, budget - len(prefix)))
-    keep_p = min(len(prefix), budget - keep_s)
-    return prefix[len(prefix) - keep_p:], suffix[:keep_s]
 
 
 class RemaskDenoiser:

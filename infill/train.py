@@ -162,6 +162,7 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
     console = console or Console(stderr=True)
     log = console.log if rank == 0 else (lambda *a, **k: None)
     torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)  # same seed, same initial weights on every rank
     corpus, tok = prepare_data(home, cfg.vocab_size, log)
     if init is not None and (init / "tokenizer.json").exists():
         tok = Tokenizer.load(init / "tokenizer.json")
@@ -217,7 +218,7 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
         stop["now"] = True
 
     old_handlers = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    t_start, last_eval = time.time(), time.time()
+    t_start, saved_at = time.time(), state["step"]
     tokens_per_step = cfg.batch * cfg.data.block * world
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                         TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
@@ -261,8 +262,8 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
             progress.update(task, completed=state["tokens"], info=info)
             if rank == 0 and state["step"] % cfg.eval_every == 0:
                 _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info)
-                last_eval = time.time()
-    if rank == 0 and time.time() - last_eval > 1:
+                saved_at = state["step"]
+    if rank == 0 and state["step"] > saved_at:
         _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, "final")
     for s, h in old_handlers.items():
         signal.signal(s, h)

@@ -1,0 +1,84 @@
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from remask.cli import main
+from remask.diffing.syntax import parse
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "stats.py"
+
+
+def test_fill_reports_json_with_the_whole_file(tmp_path, capsys):
+    src = tmp_path / "stats.py"
+    shutil.copy(EXAMPLE, src)
+    before = src.read_bytes()
+    code = main(["fill", str(src), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"path", "text", "holes", "trace"}
+    assert len(out["holes"]) == 2
+    assert src.read_bytes() == before  # without --write nothing is written
+    if code == 0:
+        assert "???" not in out["text"]
+        assert not parse(out["text"]).has_errors()
+    else:
+        assert code == 1
+        assert any(h["text"] is None for h in out["holes"])
+    # every byte outside the holes is kept
+    text, pos = before.decode(), 0
+    for hole in out["holes"]:
+        assert out["text"][pos:].startswith(text[pos:hole["start"]]) or hole["text"] is None
+
+
+def test_write_is_all_or_nothing(tmp_path):
+    src = tmp_path / "stats.py"
+    shutil.copy(EXAMPLE, src)
+    src.chmod(0o640)
+    before = src.read_bytes()
+    code = main(["fill", str(src), "--write"])
+    after = src.read_bytes()
+    assert (src.stat().st_mode & 0o777) == 0o640
+    if code == 0:
+        assert b"???" not in after and not parse(after.decode()).has_errors()
+    else:
+        assert code == 1 and after == before
+    assert not list(tmp_path.glob(".*remask"))  # no temp files left behind
+
+
+def test_no_hole_is_success_and_changes_nothing(tmp_path, capsys):
+    src = tmp_path / "ok.py"
+    src.write_text("x = 1\n")
+    assert main(["fill", str(src), "--write"]) == 0
+    assert src.read_text() == "x = 1\n"
+    assert "no '???' holes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"x = '\xff'\n", "not UTF-8"),
+    (b"\x00\x01\x02binary", "binary file"),
+])
+def test_unreadable_input_exits_2_with_one_line(tmp_path, content, message):
+    src = tmp_path / "bad.py"
+    src.write_bytes(content)
+    proc = subprocess.run([sys.executable, "-m", "remask.cli", "fill", str(src), "--write"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert message in proc.stderr and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+    assert src.read_bytes() == content
+
+
+def test_missing_file_and_missing_model_exit_2(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "remask.cli", "fill", str(tmp_path / "nope.py")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+    src = tmp_path / "a.py"
+    src.write_text("x = ???\n")
+    proc = subprocess.run([sys.executable, "-m", "remask.cli", "fill", str(src), "--model",
+                           str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "cannot load model" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert src.read_text() == "x = ???\n"

@@ -1,0 +1,60 @@
+"""A code action's workspace edit names the version it was computed for and applies to it."""
+
+from __future__ import annotations
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from lsp_support import (URI, adds_no_syntax_error, apply, change, config, diagnostics_for,
+                         initialize, open_doc, pos)
+
+BEFORE = "def total(xs):\n    return sum(xs)\n\n\nprint(total([1, 2]))\nn = total([])\n"
+AFTER = BEFORE.replace("def total", "def amount")
+
+
+@pytest_lsp.fixture(config=config(), scope="module")
+async def client(lsp_client: pytest_lsp.LanguageClient):
+    await initialize(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def actions(client, line: int) -> list[types.CodeAction]:
+    result = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(URI),
+        range=types.Range(pos(line, 0), pos(line + 1, 0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    return [a for a in result or [] if isinstance(a, types.CodeAction)]
+
+
+def only_edit(action: types.CodeAction) -> types.TextDocumentEdit:
+    changes = action.edit.document_changes
+    assert action.edit.changes is None and len(changes) == 1
+    return changes[0]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_rename_action_names_its_version_and_applies_cleanly(client):
+    open_doc(client, BEFORE, version=1)
+    await diagnostics_for(client, 1)
+    change(client, 2, pos(0, 4), pos(0, 9), "amount")
+    hints = await diagnostics_for(client, 2)
+    assert {d.code for d in hints} >= {"rename"}, hints
+    found = await actions(client, 4)
+    renames = [a for a in found if a.title.startswith("Rename")]
+    assert renames, [a.title for a in found]
+    for a in found:
+        assert a.kind == types.CodeActionKind.QuickFix
+        edit = only_edit(a)
+        assert edit.text_document.uri == URI and edit.text_document.version == 2
+        new = apply(AFTER, edit.edits)
+        assert new != AFTER and adds_no_syntax_error(AFTER, new)
+        assert new.splitlines()[:2] == AFTER.splitlines()[:2]  # the user's own edit is kept
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_after_another_change_actions_name_the_new_version(client):
+    change(client, 3, pos(5, 0), pos(5, 1), "m")  # n = ... → m = ...
+    await diagnostics_for(client, 3)
+    for a in await actions(client, 4):
+        assert only_edit(a).text_document.version == 3

@@ -1,0 +1,62 @@
+"""Open, change and inline completion against the real server and the real bundled model."""
+
+from __future__ import annotations
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from lsp_support import (URI, apply, change, config, diagnostics_for, initialize, open_doc,
+                         pos, wait_for)
+
+TEXT = "def area(w, h):\n    # TODO: ???\n    return w * h\n"
+
+
+@pytest_lsp.fixture(config=config(), scope="module")
+async def client(lsp_client: pytest_lsp.LanguageClient):
+    await initialize(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_open_hints_the_hole(client):
+    open_doc(client, TEXT, version=1)
+    diags = await diagnostics_for(client, 1)
+    holes = [d for d in diags if d.code == "hole"]
+    assert [d.range for d in holes] == [types.Range(pos(1, 12), pos(1, 15))]
+    assert all(d.severity == types.DiagnosticSeverity.Hint and d.source == "remask"
+               for d in diags)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_change_moves_the_hint_with_the_text(client):
+    change(client, 2, pos(1, 4), pos(1, 4), "# area\n    ")
+    diags = await diagnostics_for(client, 2)
+    assert types.Range(pos(2, 12), pos(2, 15)) in [d.range for d in diags if d.code == "hole"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_inline_completion_replaces_the_hole_for_this_version(client):
+    text = "def area(w, h):\n    # area\n    # TODO: ???\n    return w * h\n"
+    cursor = pos(2, 15)
+    before = len(client.steps)
+    result = await client.text_document_inline_completion_async(types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(URI), position=cursor,
+        context=types.InlineCompletionContext(types.InlineCompletionTriggerKind.Invoked)))
+    await wait_for(lambda: len(client.steps) > before)  # the model really denoised
+    assert all(s["version"] == 2 and s["uri"] == URI for s in client.steps[before:])
+    assert result is not None and result.items, "a hole in a comment always has a fill"
+    for item in result.items:
+        rng = item.range
+        assert rng.start.line == 2 and rng.start.character <= 12 and rng.end.character >= 15
+        new = apply(text, [types.TextEdit(rng, item.insert_text)])
+        assert "???" not in new.splitlines()[2]
+        assert new.splitlines()[:2] == text.splitlines()[:2]  # nothing before the range moved
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_close_clears_hints(client):
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        types.TextDocumentIdentifier(URI)))
+    await wait_for(lambda: client.published[-1].uri == URI and not client.published[-1]
+                   .diagnostics)

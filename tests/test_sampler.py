@@ -1,0 +1,114 @@
+"""The sampler's mechanics, driven by a scripted denoiser whose choices are known.
+
+The real model's choices can't be predicted, so growth, shrinking and parallel commits are
+checked with a backend that plays a fixed script through the real ``Denoiser`` interface; the
+real bundled model is exercised in the engine tests below.
+"""
+
+import pytest
+import torch
+
+from remask.infill.denoiser import Context
+from remask.infill.engine import BUNDLED, Engine, load_engine
+from remask.infill.sampler import Cancelled, SamplerConfig, generate
+from remask.infill.tokenizer import Tokenizer
+
+
+class Scripted:
+    """Predicts ``target`` left to right with high confidence; extra positions → <delete>,
+    a short canvas → <expand> at its last masked position."""
+
+    name = "scripted"
+
+    def __init__(self, tokenizer: Tokenizer, target: list[int], conf: float = 0.99):
+        self.tokenizer, self.target, self.conf = tokenizer, target, conf
+        self.calls = 0
+
+    def context(self, prefix, suffix, canvas_max):
+        return Context(prefix, suffix)
+
+    def logits(self, ctx, canvas, valid):
+        self.calls += 1
+        sp = self.tokenizer.special
+        B, M = canvas.shape
+        V = self.tokenizer.vocab_size
+        out = torch.full((B, M, V), -20.0)
+        for b in range(B):
+            n = int(valid[b].sum())
+            for j in range(n):
+                if j < len(self.target):
+                    want = self.target[j] if not (j == n - 1 and n < len(self.target)) else sp.expand
+                else:
+                    want = sp.delete
+                out[b, j, want] = 20.0 * self.conf
+        return out, B * M
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return Tokenizer.load(BUNDLED)
+
+
+def test_canvas_grows_to_the_true_length(tok):
+    target = tok.encode("return sum(values) / len(values)")
+    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(init_length=2))
+    assert ids[0] == target
+    assert sum(s.expanded for s in trace.steps) > 0
+
+
+def test_canvas_shrinks_to_the_true_length(tok):
+    target = tok.encode("x + 1")
+    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(init_length=12))
+    assert ids[0] == target
+    assert sum(s.deleted for s in trace.steps) == 12 - len(target)
+
+
+def test_confident_tokens_commit_many_per_step(tok):
+    target = tok.encode("for item in sorted(items, key=len):")
+    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(init_length=len(target)),
+                          oracle_length=len(target))
+    assert ids[0] == target
+    assert trace.forward_passes == 1
+    assert trace.tokens_committed == len(target)
+
+
+def test_one_token_per_step_when_asked(tok):
+    target = tok.encode("a, b = b, a")
+    cfg = SamplerConfig(threshold=None, tokens_per_step=1)
+    ids, trace = generate(Scripted(tok, target), [], [], cfg, oracle_length=len(target))
+    assert ids[0] == target
+    assert trace.forward_passes == len(target)
+    assert [s.committed for s in trace.steps] == [1] * len(target)
+
+
+def test_cancel_is_checked_between_steps(tok):
+    backend = Scripted(tok, tok.encode("value"), conf=0.1)
+    with pytest.raises(Cancelled):
+        generate(backend, [], [], SamplerConfig(), cancel=lambda: backend.calls >= 2)
+    assert backend.calls == 2
+
+
+def test_bad_sampler_arguments_raise_value_error():
+    with pytest.raises(ValueError):
+        SamplerConfig(init_length=0)
+    with pytest.raises(ValueError):
+        SamplerConfig(threshold=1.5)
+
+
+def test_real_engine_keeps_every_byte_outside_the_span():
+    engine: Engine = load_engine(BUNDLED)
+    prefix = "def mean(xs):\n    \"\"\"Average — naïve.\"\"\"\n    return "
+    suffix = "\n\n\nprint(mean([1, 2, 3]))\r\n"
+    fill = engine.fill(prefix, suffix, candidates=2)
+    assert len(fill.texts) == 2
+    for text, ids in zip(fill.texts, fill.tokens, strict=True):
+        assert engine.tokenizer.decode(ids) == text
+    trace = fill.trace.as_dict()
+    assert trace["forward_passes"] == trace["steps"] > 0
+    assert trace["tokens_committed"] == sum(trace["committed_per_step"])
+
+
+def test_real_engine_oracle_length_gives_that_many_tokens():
+    engine = load_engine(BUNDLED)
+    fill = engine.fill("x = ", "\n", oracle_length=5)
+    assert len(fill.tokens[0]) == 5

@@ -1,0 +1,117 @@
+"""The TUI driven by the real bundled model under Textual's pilot.
+
+These assert behaviour, not model quality: the app shows what the Rewriter returns for the
+buffer (the same call made directly here), accepting applies exactly that text, and the live
+view and the status bar were driven by the run.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from remask.diffing.rewriter import Rewriter
+from remask.diffing.syntax import parse
+from remask.tui.app import RemaskApp, TuiConfig
+from remask.tui.denoise_view import DenoiseView
+from remask.tui.proposal_panel import ProposalPanel
+from remask.tui.status import StatusBar
+
+pytestmark = pytest.mark.slow
+
+SOURCE = '''def mean(values):
+    total = 0
+    for v in values:
+        total += v
+    return total / len(values)
+
+
+def report(values):
+    print(mean(values), len(values))
+'''
+
+
+@pytest.fixture
+def make_app(tmp_path, engine):
+    path = tmp_path / "mod.py"
+    path.write_text(SOURCE)
+    return lambda: RemaskApp(path, SOURCE, Rewriter(engine), TuiConfig(auto_delay=None))
+
+
+async def finish(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def assert_run_was_shown(app: RemaskApp) -> None:
+    status = app.query_one(StatusBar)
+    assert status.latency is not None and status.passes >= 0
+    if status.passes and app.rewriter.engine.is_diffusion:
+        assert app.query_one(DenoiseView).step > 0  # on_step reached the live view
+
+
+async def test_break_a_statement_then_accept_the_repair(make_app, engine):
+    app = make_app()
+    async with app.run_test() as pilot:
+        row = SOURCE.splitlines().index("    return total / len(values)")
+        app.editor.cursor_location = (row, len("    return total / len(values)"))
+        await pilot.press("backspace")  # drop the closing paren: the statement breaks
+        broken = app.editor.text
+        assert parse(broken, "mod.py").has_errors()  # the edit really broke it
+        await pilot.press("ctrl+r")
+        await finish(pilot)
+        assert_run_was_shown(app)
+        expected = Rewriter(engine).repair(broken, str(app.path))
+        assert expected is not None  # a missing closer always has a mechanical repair
+        shown = app.query_one(ProposalPanel).candidate
+        assert shown is not None and shown.text == expected.text
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.editor.text == expected.text
+        assert not parse(app.editor.text, "mod.py").has_errors()
+
+
+async def test_rename_a_parameter_then_accept_the_propagation(make_app, engine):
+    app = make_app()
+    async with app.run_test() as pilot:
+        app.editor.cursor_location = (0, len("def mean(values"))
+        await pilot.press(*["backspace"] * len("values"), *"xs")
+        renamed = app.editor.text
+        assert renamed.startswith("def mean(xs):")
+        cursor = len("def mean(xs")
+        await pilot.press("ctrl+g")
+        await finish(pilot)
+        assert_run_was_shown(app)
+        expected = Rewriter(engine).propose(SOURCE, renamed, str(app.path), cursor)
+        assert expected  # the references to the renamed parameter are spans
+        shown = app.query_one(ProposalPanel).candidate
+        assert shown is not None and shown.text == expected[0].text
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.editor.text == expected[0].text
+        assert app.editor.text.startswith("def mean(xs):")  # the user's bytes are kept
+
+
+async def test_reject_a_model_proposal_leaves_the_buffer_byte_identical(make_app):
+    app = make_app()
+    async with app.run_test() as pilot:
+        app.editor.cursor_location = (0, len("def mean(values"))
+        await pilot.press(*["backspace"] * len("values"), *"xs", "ctrl+g")
+        await finish(pilot)
+        before = app.editor.text.encode()
+        assert app.query_one(ProposalPanel).candidate is not None
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.editor.text.encode() == before
+        assert app.query_one(ProposalPanel).candidate is None
+
+
+async def test_idle_typing_proposes_follow_ups_by_itself(tmp_path, engine):
+    path = tmp_path / "mod.py"
+    path.write_text(SOURCE)
+    app = RemaskApp(path, SOURCE, Rewriter(engine), TuiConfig(auto_delay=0.05))
+    async with app.run_test() as pilot:
+        app.editor.cursor_location = (0, len("def mean(values"))
+        await pilot.press(*["backspace"] * len("values"), *"xs")
+        await pilot.pause(0.2)  # the idle timer fires and starts the worker
+        await finish(pilot)
+        assert app.query_one(ProposalPanel).candidate is not None
