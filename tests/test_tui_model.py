@@ -8,7 +8,6 @@ view and the status bar were driven by the run.
 from __future__ import annotations
 
 import pytest
-
 from remask.diffing.rewriter import Rewriter
 from remask.diffing.syntax import parse
 from remask.tui.app import RemaskApp, TuiConfig

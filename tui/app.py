@@ -126,6 +126,9 @@ class RemaskApp(App[None]):
                 found = run_request(self.rewriter, req, lambda: worker.is_cancelled, on_step)
         except Cancelled:
             return
+        except Exception as e:  # a bug in inference must not take the unsaved buffer with it
+            self.call_from_thread(self._failed, req, e)
+            return
         if not worker.is_cancelled:
             self.call_from_thread(self._finished, req, found, time.perf_counter() - t0, steps)
 
@@ -138,11 +141,16 @@ class RemaskApp(App[None]):
         if found:
             note = f"{found[0].title}: ctrl+o accept · esc reject · ctrl+n next"
         else:
-            note = f"{LABELS[req.command]}: no proposal that parses"
+            note = f"{LABELS[req.command]}: no proposal"
             self._before = req.text  # nothing follows from that edit; don't redo it when idle
         status.activity = note
         self.query_one(DenoiseView).finish(note)
         self.offer(req.text, found)
+
+    def _failed(self, req: Request, error: Exception) -> None:
+        note = f"{LABELS[req.command]} failed: {type(error).__name__}: {error}"
+        self.query_one(StatusBar).activity = note
+        self.query_one(DenoiseView).finish(note)
 
     def offer(self, base: str | None, found: list[Proposal]) -> None:
         """Show ``found``, computed for the buffer text ``base``; None or [] clears the panel."""

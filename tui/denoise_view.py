@@ -44,6 +44,11 @@ class DenoiseView(Widget):
         self._fresh: set[int] = set()
         self._history: list[int] = []
 
+    @property
+    def step(self) -> int:
+        """The sampler step on screen (0 before the first one of a request)."""
+        return self._step_no
+
     def begin(self, title: str) -> None:
         """Start showing a new request; the canvas appears with the first step."""
         self._title, self._note = title, "waiting for the model…"
