@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
 from lsp_support import URI, change, config, diagnostics_for, initialize, open_doc, pos, wait_for
+from lsprotocol import types
 
 LINE = "    scaled = [v * factor for v in values]"
 TEXT = "def scale(values, factor):\n\n    return scaled\n"

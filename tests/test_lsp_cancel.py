@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 import pytest_lsp
+from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos
 from lsprotocol import types
-from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos, wait_for
 from pygls.exceptions import JsonRpcRequestCancelled
 
 TEXT = "def mean(xs):\n    ???\n"
@@ -13,7 +15,9 @@ TEXT = "def mean(xs):\n    ???\n"
 
 @pytest_lsp.fixture(config=config(), scope="module")
 async def client(lsp_client: pytest_lsp.LanguageClient):
-    await initialize(lsp_client)
+    # Threshold 1: one token committed per step, so a fill lasts many steps and the cancel
+    # (sent right behind the request) always lands mid-fill.
+    await initialize(lsp_client, {"commitThreshold": 1.0})
     yield
     await lsp_client.shutdown_session()
 
@@ -30,10 +34,20 @@ async def stats(client) -> dict:
     return await client.protocol.send_request_async("remask/stats", None)
 
 
+async def wait_for_idle(client) -> None:
+    """Wait until the analysis of the opened document is done, so the model thread is free."""
+    for _ in range(1200):
+        if (await stats(client)).get("analyses", 0) >= 1:
+            return
+        await asyncio.sleep(0.05)
+    pytest.fail("the first analysis never finished")
+
+
 @pytest.mark.asyncio(loop_scope="module")
 async def test_cancel_request_stops_the_fill(client):
     open_doc(client, TEXT)
     await diagnostics_for(client, 1)
+    await wait_for_idle(client)
     before = await stats(client)
     pending = ask(client, "fill-1")
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="fill-1"))
@@ -42,14 +56,12 @@ async def test_cancel_request_stops_the_fill(client):
     after = await stats(client)
     assert after.get("requests_cancelled", 0) == before.get("requests_cancelled", 0) + 1
 
-    async def thread_stopped() -> bool:
-        return (await stats(client)).get("cancelled", 0) > before.get("cancelled", 0)
-    ok = False
-    for _ in range(200):
-        if ok := await thread_stopped():
+    for _ in range(400):
+        if (await stats(client)).get("cancelled", 0) > before.get("cancelled", 0):
             break
-        await wait_for(lambda: True)
-    assert ok, "the model thread never saw the cancel"
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("the model thread never saw the cancel")
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
+from lsp_support import (
+    URI,
+    adds_no_syntax_error,
+    apply,
+    change,
+    config,
+    diagnostics_for,
+    initialize,
+    open_doc,
+    pos,
+)
 from lsprotocol import types
-from lsp_support import (URI, adds_no_syntax_error, apply, change, config, diagnostics_for,
-                         initialize, open_doc, pos)
 
 BEFORE = "def total(xs):\n    return sum(xs)\n\n\nprint(total([1, 2]))\nn = total([])\n"
 AFTER = BEFORE.replace("def total", "def amount")

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
+from lsp_support import (
+    URI,
+    apply,
+    change,
+    config,
+    diagnostics_for,
+    initialize,
+    open_doc,
+    pos,
+    wait_for,
+)
 from lsprotocol import types
-from lsp_support import (URI, apply, change, config, diagnostics_for, initialize, open_doc,
-                         pos, wait_for)
 
 TEXT = "def area(w, h):\n    # TODO: ???\n    return w * h\n"
 

@@ -1,0 +1,149 @@
+"""Per-document state (versions, settled text, debounce) and the model thread work runs on.
+
+Denoising never runs on the event loop (a burst of ``didChange`` must still be read while the
+model works) and never on two threads at once (one model, two cores). Work is cancelled as soon
+as it is stale: the sampler's cancel check reads the document's latest version, so a newer
+``didChange`` stops older work between two denoising steps, and ``$/cancelRequest`` sets a flag
+the same check reads. Results are compared with the latest version once more at the end, so an
+answer computed for an older version is dropped, never sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar
+
+from remask.diffing.proposal import Proposal, Span
+from remask.infill.sampler import Cancelled
+
+T = TypeVar("T")
+CancelCheck = Callable[[], bool]
+
+
+@dataclass
+class Analysis:
+    """What the server worked out for one version: spans it can rewrite, proposals for them."""
+
+    version: int
+    text: str
+    spans: list[Span]
+    proposals: list[Proposal]
+
+
+class DocState:
+    """One open document: its latest version, the settled text, the latest analysis."""
+
+    def __init__(self, uri: str, path: str | None, text: str, version: int) -> None:
+        self.uri, self.path = uri, path
+        self.version = version  # latest version received; -1 once closed
+        self.settled, self.settled_version = text, version  # "before" for the next edit
+        self.cursor: int | None = None  # str offset after the latest change
+        self.analysis: Analysis | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.task: asyncio.Future[None] | None = None
+
+    def stale(self, version: int) -> CancelCheck:
+        """Return a cancel check that turns true once ``version`` is no longer the latest."""
+        return lambda: self.version != version
+
+    def settle(self, text: str, version: int) -> None:
+        """Take ``text`` as the base the next edit is diffed against."""
+        self.settled, self.settled_version = text, version
+
+
+class Stats:
+    """Counters the bench and tests read through ``remask/stats`` (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: Counter[str] = Counter()
+
+    def add(self, key: str, n: int = 1) -> None:
+        with self._lock:
+            self._counts[key] += n
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._counts)
+
+
+class Documents:
+    """The open documents and the single model thread their work runs on."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, DocState] = {}
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="remask-model")
+        self.stats = Stats()
+
+    def get(self, uri: str) -> DocState | None:
+        return self._docs.get(uri)
+
+    def open(self, uri: str, path: str | None, text: str, version: int) -> DocState:
+        self.close(uri)
+        self._docs[uri] = state = DocState(uri, path, text, version)
+        return state
+
+    def close(self, uri: str) -> None:
+        state = self._docs.pop(uri, None)
+        if state is not None:
+            state.version = -1  # stops its work at the next step
+            if state.timer is not None:
+                state.timer.cancel()
+
+    def debounce(self, state: DocState, delay: float,
+                 analyze: Callable[[DocState], Awaitable[None]]) -> None:
+        """(Re)start the quiet-time timer; when it fires, analyze the then-latest version."""
+        if state.timer is not None:
+            state.timer.cancel()
+        state.timer = asyncio.get_running_loop().call_later(delay, self._start, state, analyze)
+
+    def _start(self, state: DocState, analyze: Callable[[DocState], Awaitable[None]]) -> None:
+        state.timer = None
+        state.task = asyncio.ensure_future(analyze(state))
+
+    async def current(self, state: DocState,
+                      analyze: Callable[[DocState], Awaitable[None]]) -> Analysis | None:
+        """Return the latest version's analysis, starting it now if the debounce still waits.
+
+        A request cancelled while waiting leaves the shared analysis running (diagnostics need
+        it too); None when the document moved on meanwhile.
+        """
+        if state.timer is not None:
+            state.timer.cancel()
+            self._start(state, analyze)
+        if state.task is not None and not state.task.done():
+            await asyncio.shield(state.task)
+        a = state.analysis
+        return a if a is not None and a.version == state.version else None
+
+    async def run(self, work: Callable[[CancelCheck], T], stale: CancelCheck) -> T | None:
+        """Run ``work(cancel)`` on the model thread; None when it was cancelled as stale.
+
+        If the awaiting request is itself cancelled (``$/cancelRequest``), the flag the cancel
+        check reads is set so the thread stops at its next step, and CancelledError propagates.
+        """
+        stop = threading.Event()
+
+        def cancel() -> bool:
+            return stop.is_set() or stale()
+
+        def job() -> T | None:
+            try:
+                if cancel():
+                    raise Cancelled
+                return work(cancel)
+            except Cancelled:
+                self.stats.add("cancelled")
+                return None
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, job)
+        except asyncio.CancelledError:
+            stop.set()
+            self.stats.add("requests_cancelled")
+            raise

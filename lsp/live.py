@@ -1,0 +1,101 @@
+"""Live feedback while the model works: ``$/progress`` and ``remask/denoiseStep``.
+
+The sampler calls ``on_step`` on the model thread; every message is handed to the event loop
+(``call_soon_threadsafe``) because the transport is not thread-safe. Work-done progress starts
+only once a job has run longer than ``after`` seconds, so the quick fills that make up most of
+typing cost the client nothing; when the client gave no token, one is created first with
+``window/workDoneProgress/create`` (and only if the client said it supports that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from remask.infill.engine import Engine
+from remask.infill.sampler import StepTrace
+
+from . import convert
+
+DENOISE_STEP = "remask/denoiseStep"
+HIDDEN = "\u2591"  # shown for a position still masked with no provisional token
+
+
+class Live:
+    """Reports one job (one version of one document) to the client."""
+
+    def __init__(self, ls: LanguageServer, engine: Engine | None, uri: str, version: int,
+                 kind: str, token: types.ProgressToken | None = None,
+                 after: float = 0.2) -> None:
+        self.ls, self.engine, self.uri, self.version, self.kind = ls, engine, uri, version, kind
+        self.loop = asyncio.get_running_loop()
+        self.token, self.after, self.t0 = token, after, time.perf_counter()
+        self.state = "idle"  # idle → creating → begun → ended
+
+    def on_step(self, n: int, step: StepTrace) -> None:
+        """Sampler callback (model thread): send the provisional span, maybe progress."""
+        text, masked = self._provisional(step)
+        params = convert.denoise_step(self.uri, self.version, self.kind, n, text, masked)
+        late = time.perf_counter() - self.t0 > self.after
+        self.loop.call_soon_threadsafe(self._emit, params, late)
+
+    def finish(self) -> None:
+        """End the progress, if it began (safe from any thread)."""
+        self.loop.call_soon_threadsafe(self._end)
+
+    def _provisional(self, step: StepTrace) -> tuple[str, int]:
+        """Render the span: committed tokens, and this step's guesses where still masked."""
+        if self.engine is None:
+            return "", 0
+        tok = self.engine.tokenizer
+        mask = tok.special.mask
+        guesses = step.proposal if len(step.proposal) == len(step.canvas) else None
+        ids: list[int | None] = []
+        for i, t in enumerate(step.canvas):
+            if t == mask:
+                g = guesses[i] if guesses is not None else None
+                ids.append(g if g is not None and not tok.is_special(g) else None)
+            elif not tok.is_special(t):
+                ids.append(t)
+        text = "".join(HIDDEN if t is None else tok.decode([t]) for t in ids)
+        return text, step.canvas.count(mask)
+
+    def _emit(self, params: dict, late: bool) -> None:
+        self.ls.protocol.notify(DENOISE_STEP, params)
+        if late and self.state == "idle":
+            self._begin()
+        elif self.state == "begun":
+            self.ls.work_done_progress.report(self.token, types.WorkDoneProgressReport(
+                message=f"step {params['step']}, {params['masked']} masked"))
+
+    def _begin(self) -> None:
+        if self.token is not None:
+            self._send_begin()
+        elif self.ls.client_capabilities.window and self.ls.client_capabilities.window \
+                .work_done_progress:
+            self.state, self.token = "creating", f"remask-{uuid.uuid4().hex[:12]}"
+            asyncio.ensure_future(self._create())
+
+    async def _create(self) -> None:
+        try:
+            await self.ls.work_done_progress.create_async(self.token)
+        except Exception:  # a client that refuses the token just gets no progress
+            self.state = "ended"
+            return
+        ended = self.state == "ended"
+        self._send_begin()
+        if ended:
+            self._end()
+
+    def _send_begin(self) -> None:
+        self.state = "begun"
+        self.ls.work_done_progress.begin(self.token, types.WorkDoneProgressBegin(
+            title=f"remask: denoising ({self.kind})", cancellable=False))
+
+    def _end(self) -> None:
+        if self.state == "begun":
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd())
+        self.state = "ended"

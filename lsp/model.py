@@ -1,0 +1,57 @@
+"""The model the server loads once, and the Rewriter over it for the current settings.
+
+Loading happens on the model thread (it can take seconds for a real model, and must not race a
+denoising job). A model that fails to load is not fatal: the reason is kept for the user and
+the server carries on with the features that need no model (hole and span hints).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from remask.diffing.proposal import Span
+from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.diffing.spans import affected_spans
+from remask.infill.engine import Engine, load_engine
+from remask.infill.sampler import SamplerConfig
+
+from .settings import Settings
+
+
+class Model:
+    def __init__(self, default: Path | None = None) -> None:
+        self.default = default  # --model, else the bundled model
+        self.engine: Engine | None = None
+        self.error: str | None = None
+        self.rewriter: Rewriter | None = None
+        self.config = RewriterConfig()
+        self._source: object = ()  # the directory the engine came from; () = never loaded
+
+    def configure(self, settings: Settings) -> str | None:
+        """Load the model if its directory changed, and rebuild the Rewriter for ``settings``.
+
+        Returns the load error when this call tried to load and failed, else None.
+        """
+        source = Path(settings.model) if settings.model else self.default
+        tried = source != self._source
+        if tried:
+            self._source = source
+            try:
+                self.engine, self.error = load_engine(source), None
+            except Exception as e:  # any reason at all: keep serving the syntax-only features
+                name = source if source is not None else "the bundled model"
+                self.engine = None
+                reason = str(e).splitlines()[0] if str(e) else repr(e)
+                self.error = f"cannot load model {name}: {reason}"
+        self.config = settings.rewriter_config(
+            self.engine.sampler if self.engine is not None else SamplerConfig())
+        self.rewriter = Rewriter(self.engine, self.config) if self.engine is not None else None
+        return self.error if tried else None
+
+    def spans(self, before: str, after: str, path: str | None, cursor: int | None) -> list[Span]:
+        """Spans the edit affects; model-free, so they are there even without a model."""
+        if self.rewriter is not None:
+            return self.rewriter.spans(before, after, path, cursor)
+        c = self.config
+        return affected_spans(before, after, path, cursor, kinds=c.kinds, marker=c.marker,
+                              cap=c.span_cap)

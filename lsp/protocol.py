@@ -1,0 +1,58 @@
+"""pygls' server and protocol, with the two behaviours remask needs on bad input.
+
+pygls 2.1 logs a request whose params fail to deserialize but never answers it, so the client
+waits forever; here such a request gets a JSON-RPC ``InvalidParams`` error. Errors in
+notification handlers go to ``window/logMessage`` rather than pop-ups: a client that sends a
+change for a document it never opened should not interrupt the user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import FeatureRequestError, JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification
+
+from .documents import Documents
+from .model import Model
+from .settings import Settings
+
+# Stands in for a request already answered with an error; no handler exists, so it is ignored.
+ANSWERED = "remask/answeredWithError"
+
+
+class RemaskProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as e:
+            if "id" not in data or "method" not in data:
+                raise
+            self._send_response(data["id"], error=e.to_response_error())
+            return JsonRPCNotification(method=ANSWERED, jsonrpc="2.0", params=None)
+
+
+class RemaskServer(LanguageServer):
+    """The pygls server plus remask's state: open documents, the model, the settings."""
+
+    def __init__(self, name: str, version: str) -> None:
+        super().__init__(name, version, protocol_cls=RemaskProtocol)
+        self.docs = Documents()
+        self.model = Model()
+        self.settings = Settings()
+        self.init_options: object = None  # initializationOptions, applied once initialized
+
+    @property
+    def encoding(self) -> str:
+        """The negotiated position encoding, as a plain string."""
+        enc = self.workspace.position_encoding or "utf-16"
+        return str(getattr(enc, "value", enc))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if source is FeatureRequestError:
+            return  # the request's error response already says it
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
+                                                       message=f"remask: {error}"))

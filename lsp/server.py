@@ -1,0 +1,171 @@
+"""The remask language server: one module-level pygls server, handlers as short adapters.
+
+Each handler gets the document, calls the Rewriter (on the model thread, through
+``Documents``), converts the result with ``convert`` and answers ``None`` when there is nothing
+to say. After a change settles, ``analyze`` maps the edit to spans (hint diagnostics at once)
+and denoises them into proposals that code actions then serve for exactly that version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+from importlib.metadata import PackageNotFoundError, version
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+from remask.diffing.proposal import Span
+
+from . import convert
+from .documents import Analysis, DocState
+from .live import Live
+from .protocol import RemaskServer
+
+try:
+    __version__ = version("remask")
+except PackageNotFoundError:  # running from a checkout that was never installed
+    __version__ = "0+unknown"
+
+STATS = "remask/stats"
+server = RemaskServer("remask", __version__)
+
+
+async def configure(ls: RemaskServer, raw: object) -> None:
+    """Apply a settings object; (re)load the model on the model thread; tell the user why not."""
+    ls.settings, problems = ls.settings.merge(raw)
+    loop = asyncio.get_running_loop()
+    error = await loop.run_in_executor(ls.docs.executor, ls.model.configure, ls.settings)
+    for line in problems:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning,
+                                                       f"remask: {line}"))
+    if error is not None:
+        ls.window_show_message(types.ShowMessageParams(
+            types.MessageType.Error, f"remask: {error}; only hole and span hints are on"))
+
+
+def publish(ls: RemaskServer, state: DocState, version: int, text: str, spans: list[Span]) -> None:
+    """Hint diagnostics for ``version``, unless the document has moved on."""
+    if state.version == version:
+        diags = convert.diagnostics(spans, convert.Locator(text, ls.encoding))
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=state.uri, version=version, diagnostics=diags))
+
+
+async def analyze(state: DocState) -> None:
+    """Map the latest edit to spans, publish hints, denoise proposals for that version."""
+    ls, v = server, state.version
+    text, loop = ls.workspace.get_text_document(state.uri).source, asyncio.get_running_loop()
+    live = Live(ls, ls.model.engine, state.uri, v, "propose")
+
+    def work(cancel) -> Analysis:
+        spans = ls.model.spans(state.settled, text, state.path, state.cursor)
+        loop.call_soon_threadsafe(publish, ls, state, v, text, spans)
+        rw = ls.model.rewriter
+        proposals = rw.propose(state.settled, text, state.path, state.cursor, cancel=cancel,
+                               on_step=live.on_step) if rw is not None and spans else []
+        return Analysis(v, text, spans, proposals)
+
+    try:
+        result = await ls.docs.run(work, state.stale(v))
+    finally:
+        live.finish()
+    if result is not None and state.version != v:
+        ls.docs.stats.add("stale_dropped")
+    elif result is not None:
+        ls.docs.stats.add("analyses")
+        state.analysis = result
+        if all(s.kind == "hole" for s in result.spans):  # holes need no "before"
+            state.settle(text, v)
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: RemaskServer, params: types.InitializeParams) -> None:
+    ls.init_options = params.initialization_options
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: RemaskServer, params: types.InitializedParams) -> None:
+    """Apply initializationOptions and load the model.
+
+    Done here, not in ``initialize``, because messages may only be shown from now on.
+    """
+    await configure(ls, ls.init_options)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: RemaskServer,
+                                   params: types.DidChangeConfigurationParams) -> None:
+    await configure(ls, params.settings)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: RemaskServer, params: types.DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    state = ls.docs.open(doc.uri, to_fs_path(doc.uri), doc.text, doc.version)
+    ls.docs.debounce(state, 0.0, analyze)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> None:
+    state = ls.docs.get(params.text_document.uri)
+    if state is None:
+        return
+    text = ls.workspace.get_text_document(state.uri).source
+    state.version = params.text_document.version
+    state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding),
+                                         params.content_changes[-1])
+    ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: RemaskServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.docs.close(params.text_document.uri)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+        uri=params.text_document.uri, diagnostics=[]))
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+async def code_action(ls: RemaskServer, params: types.CodeActionParams,
+                      ) -> list[types.CodeAction] | None:
+    state = ls.docs.get(params.text_document.uri)
+    a = await ls.docs.current(state, analyze) if state is not None else None
+    if a is None:
+        return None
+    loc = convert.Locator(a.text, ls.encoding)
+    lo, hi = loc.span(params.range)
+    diags = dict(zip(a.spans, convert.diagnostics(a.spans, loc), strict=True))
+    actions = [convert.code_action(p, state.uri, a.version, loc,
+                                   [diags[s] for s in p.spans if s in diags])
+               for p in a.proposals if any(s.start <= hi and lo <= s.end for s in p.spans)]
+    ls.docs.stats.add("proposals_sent", len(actions))
+    return actions or None
+
+
+@server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
+async def inline_completion(ls: RemaskServer, params: types.InlineCompletionParams,
+                            ) -> types.InlineCompletionList | None:
+    state, rw = ls.docs.get(params.text_document.uri), ls.model.rewriter
+    if state is None or rw is None:
+        return None
+    v, text = state.version, ls.workspace.get_text_document(state.uri).source
+    loc = convert.Locator(text, ls.encoding)
+    cursor = loc.offset(params.position)
+    live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token)
+    try:
+        p = await ls.docs.run(lambda cancel: rw.fill_at(
+            text, cursor, state.path, cancel=cancel, on_step=live.on_step), state.stale(v))
+    finally:
+        live.finish()
+    if p is None or state.version != v:
+        ls.docs.stats.add("stale_dropped" if p is not None else "empty")
+        return None
+    ls.docs.stats.add("proposals_sent")
+    return types.InlineCompletionList(items=convert.inline_items(p, text, cursor, loc))
+
+
+@server.feature(STATS)
+def stats(ls: RemaskServer, params: object) -> dict:
+    """Counters for the bench and tests, with the server's peak RSS in bytes."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    return {**ls.docs.stats.snapshot(), "max_rss": peak}

@@ -1,0 +1,100 @@
+"""The server's settings, from ``initializationOptions`` and ``workspace/didChangeConfiguration``.
+
+Clients send them as JSON objects with camelCase keys, either flat or under a ``"remask"`` key
+(VS Code and Neovim both nest per-server settings that way). A bad value never stops the server:
+it keeps the value it had and reports one line per problem, which the server shows the user.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from remask.diffing.rewriter import RewriterConfig
+from remask.infill.sampler import SamplerConfig
+
+KINDS = frozenset({"repair", "rename", "signature", "hole", "dangling"})
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str | None = None  # model directory; None: the bundled model (or --model)
+    debounce_ms: int = 50  # quiet time after a change before spans are mapped and denoised
+    commit_threshold: float = 0.9  # the sampler commits every masked token this confident
+    span_cap: int = 600  # characters: longer spans are not offered
+    candidates: int = 1  # canvases denoised per span
+    kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on
+
+    def merge(self, raw: Any) -> tuple[Settings, list[str]]:
+        """Apply a client's settings object; returns the new settings and one line per problem."""
+        if raw is None:
+            return self, []
+        if not isinstance(raw, dict):
+            return self, [f"settings must be an object, got {type(raw).__name__}"]
+        raw = raw.get("remask", raw) if isinstance(raw.get("remask"), dict) else raw
+        changes: dict[str, Any] = {}
+        problems: list[str] = []
+        for f in fields(self):
+            key = _camel(f.name)
+            if key not in raw:
+                continue
+            try:
+                changes[f.name] = _PARSERS[f.name](raw[key])
+            except (TypeError, ValueError) as e:
+                problems.append(f"setting '{key}': {e}; keeping {_show(getattr(self, f.name))}")
+        return replace(self, **changes), problems
+
+    def rewriter_config(self, sampler: SamplerConfig) -> RewriterConfig:
+        """Build the Rewriter's config for these settings over the engine's own sampler config."""
+        return RewriterConfig(candidates=self.candidates, span_cap=self.span_cap,
+                              kinds=self.kinds,
+                              sampler=replace(sampler, threshold=self.commit_threshold))
+
+
+def _show(value: Any) -> str:
+    return ", ".join(sorted(value)) if isinstance(value, frozenset) else repr(value)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w.capitalize() for w in rest)
+
+
+def _model(v: Any) -> str | None:
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str):
+        raise TypeError("must be a directory path")
+    return v
+
+
+def _int_in(lo: int, hi: int):
+    def parse(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int | float) or int(v) != v:
+            raise TypeError("must be a whole number")
+        if not lo <= v <= hi:
+            raise ValueError(f"must be between {lo} and {hi}")
+        return int(v)
+    return parse
+
+
+def _threshold(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise TypeError("must be a number")
+    if not 0.0 < v <= 1.0:
+        raise ValueError("must be in (0, 1]")
+    return float(v)
+
+
+def _kinds(v: Any) -> frozenset[str]:
+    if not isinstance(v, list) or not all(isinstance(k, str) for k in v):
+        raise TypeError("must be a list of names")
+    unknown = sorted(set(v) - KINDS)
+    if unknown:
+        raise ValueError(f"unknown kinds {', '.join(unknown)} (known: {', '.join(sorted(KINDS))})")
+    return frozenset(v)
+
+
+_PARSERS = {"model": _model, "debounce_ms": _int_in(0, 10_000),
+            "commit_threshold": _threshold, "span_cap": _int_in(1, 100_000),
+            "candidates": _int_in(1, 16), "kinds": _kinds}
