@@ -35,10 +35,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--home", type=Path, default=DEFAULT_HOME, help="corpus and runs live here")
     p.add_argument("--export", type=Path, metavar="DIR",
                    help="write the run's EMA weights as a bundle to DIR and exit")
+    p.add_argument("--plot", type=Path, metavar="PNG",
+                   help="draw the bundled models' training curve to PNG and exit")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.plot:
+        from remask.infill.curve import plot
+        from remask.infill.engine import BUNDLED, BUNDLED_AR
+
+        plot([BUNDLED_AR, BUNDLED], args.plot)
+        print(f"wrote {args.plot}")
+        return 0
     run_dir = Path(args.name) if "/" in str(args.name) else args.home / "runs" / args.name
     if args.export:
         if not (run_dir / "state.json").exists():
