@@ -14,10 +14,11 @@ from .proposal import TextEdit
 
 
 def minimal_edits(old: str, new: str) -> list[TextEdit]:
-    """Edits over ``old`` whose application yields ``new``; each covers one changed region.
+    """Return edits over ``old`` whose application yields ``new``, each one changed region.
 
-    Lines are matched first (fast, stable on code), then each changed block is trimmed to
-    its common leading and trailing characters so an edit replaces only what differs.
+    Lines are matched first (fast, stable on code); inside each changed block, words,
+    runs of spaces and single punctuation marks are matched again, so renaming two names on
+    one line gives two small edits rather than one that rewrites the text between them.
     """
     if old == new:
         return []
@@ -27,18 +28,25 @@ def minimal_edits(old: str, new: str) -> list[TextEdit]:
     sm = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     edits = []
     for op, i1, i2, j1, j2 in sm.get_opcodes():
-        if op == "equal":
-            continue
-        a, b = old_starts[i1], old_starts[i2]
-        c, d = new_starts[j1], new_starts[j2]
-        edits.append(_trim(old, new, a, b, c, d))
+        if op != "equal":
+            edits += _refine(old, new, old_starts[i1], old_starts[i2], new_starts[j1],
+                             new_starts[j2])
     return edits
 
 
-def _starts(lines: list[str]) -> list[int]:
+def _refine(old: str, new: str, a: int, b: int, c: int, d: int) -> list[TextEdit]:
+    """Split the block old[a:b] → new[c:d] into word-level edits."""
+    x, y = _WORDS.findall(old[a:b]), _WORDS.findall(new[c:d])
+    xs, ys = _starts(x), _starts(y)
+    sm = difflib.SequenceMatcher(None, x, y, autojunk=False)
+    return [_trim(old, new, a + xs[i1], a + xs[i2], c + ys[j1], c + ys[j2])
+            for op, i1, i2, j1, j2 in sm.get_opcodes() if op != "equal"]
+
+
+def _starts(parts: list[str]) -> list[int]:
     out = [0]
-    for line in lines:
-        out.append(out[-1] + len(line))
+    for part in parts:
+        out.append(out[-1] + len(part))
     return out
 
 
@@ -103,6 +111,7 @@ def _utf16_len(s: str) -> int:
 
 
 _BREAK = re.compile(r"\r\n|\n|\r")
+_WORDS = re.compile(r"\w+|[ \t]+|\r\n|[^\w]", re.S)
 
 
 def ast_offset(text: str, starts: list[int], lineno: int, col: int) -> int:

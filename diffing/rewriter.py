@@ -1,22 +1,39 @@
 """The Rewriter: the single library API behind the CLI, the language server, the TUI and the hook.
 
 It turns a text (and, for follow-ups, the text before the user's edit) into proposals: it picks
-spans, has the engine denoise only those, checks each result with tree-sitter, re-masks the
-positions inside any new syntax error for a bounded number of rounds, and never returns a
-proposal that adds a syntax error.
+spans (model-free, :mod:`.spans`), has the engine denoise only those, checks each result with
+tree-sitter, re-masks the positions inside any new syntax error for a bounded number of rounds,
+and never returns a proposal that adds a syntax error.
+
+Where proposals come from: every span is denoised by the model. Some spans also carry
+*mechanical* candidates that the user's edit determines (:attr:`Span.mechanical`: the new
+name at a renamed reference, a call's arguments updated for a changed signature) and repairs
+carry the closers/colon a parser would add. Mechanical candidates that validate rank first;
+the model's candidates follow by the model's score (:mod:`.score`), and the model's best
+whole-file result is offered as the proposal's alternative. ``trace["sources"]`` says, per
+span, which kind of candidate won, and ``trace["model_agrees"]`` how often the model's own top
+candidate was the same text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import SamplerConfig, StepTrace
 
+from .checks import fresh, merge_traces, python_ok, title
 from .edits import minimal_edits
 from .proposal import Proposal, Span
-from .syntax import Document, new_errors, parse
+from .repair import Unit, mechanical_repairs, units_from_errors
+from .score import score_middles
+from .spans import KINDS, affected_spans, cursor_hole, repair_units
+from .syntax import Document, error_signature, new_errors, parse
+from .verify import passes
+
+Cancel = Callable[[], bool] | None
+OnStep = Callable[[int, StepTrace], None] | None
 
 
 @dataclass(frozen=True)
@@ -25,6 +42,9 @@ class RewriterConfig:
     candidates: int = 1  # canvases denoised as one batch per span
     rounds: int = 2  # re-mask-and-denoise rounds for positions inside new errors
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
+    kinds: frozenset[str] = frozenset(KINDS)
+    span_cap: int = 600  # max characters re-denoised for one edit
+    verify: str | None = None  # shell command on a temp copy; first passing candidate wins
 
 
 @dataclass
@@ -34,6 +54,14 @@ class SpanResult:
     text: str | None
     reason: str
     trace: dict
+    candidates: list[str] = field(default_factory=list)  # every validated model candidate
+
+
+@dataclass(frozen=True)
+class _Choice:
+    text: str
+    source: str  # "mechanical" | "model"
+    score: float
 
 
 class Rewriter:
@@ -41,6 +69,7 @@ class Rewriter:
         self.engine = engine
         self.config = config or RewriterConfig()
 
+    # spans (no model) ---------------------------------------------------------------------
     def holes(self, text: str) -> list[Span]:
         """Every occurrence of the hole marker, in order."""
         m, out, i = self.config.marker, [], text.find(self.config.marker)
@@ -49,10 +78,71 @@ class Rewriter:
             i = text.find(m, i + len(m))
         return out
 
-    def fill_holes(self, text: str, path: str | None = None,
-                   cancel: Callable[[], bool] | None = None,
-                   on_step: Callable[[int, StepTrace], None] | None = None,
-                   ) -> tuple[Proposal | None, list[SpanResult]]:
+    def spans(self, before: str, after: str, path: str | None = None,
+              cursor: int | None = None) -> list[Span]:
+        """Return the spans the edit from ``before`` to ``after`` affects (no model runs)."""
+        return affected_spans(before, after, path, cursor, kinds=self.config.kinds,
+                              marker=self.config.marker, cap=self.config.span_cap)
+
+    # proposals ----------------------------------------------------------------------------
+    def propose(self, before: str, after: str, path: str | None = None,
+                cursor: int | None = None, *, cancel: Cancel = None,
+                on_step: OnStep = None) -> list[Proposal]:
+        """One proposal per kind of follow-up the edit calls for, each over ``after``."""
+        spans = self.spans(before, after, path, cursor)
+        out: list[Proposal | None] = []
+        if any(s.kind == "repair" for s in spans):
+            units = repair_units(before, after, path, self.config.span_cap, self.config.marker)
+            out.append(self._repair_units(after, units, path, error_signature(
+                parse(before, path)), cancel, on_step, strict=python_ok(before, path, None)))
+        for kind in ("rename", "signature", "dangling", "hole"):
+            group = [s for s in spans if s.kind == kind]
+            if group:
+                out.append(self._propose_spans(after, group, kind, path, cancel, on_step))
+        checked = [self._verified(p, after, path) for p in out]
+        return [p for p in checked if p is not None]
+
+    def repair(self, text: str, path: str | None = None, *, cancel: Cancel = None,
+               on_step: OnStep = None) -> Proposal | None:
+        """Repair the statements Python's parser blames, one at a time (at most five)."""
+        current, spans, traces, sources = text, [], [], []
+        for _ in range(5):
+            probe = current.replace(self.config.marker, "_" * len(self.config.marker)) \
+                if self.config.marker else current
+            units = units_from_errors(probe, self.config.span_cap)
+            if not units:
+                break
+            pool = [k for k, e in zip(error_signature(parse(current, path)),
+                                      parse(current, path).errors(), strict=True)
+                    if e.end < units[0].start or e.start > units[0].end]
+            p = self._repair_units(current, units, path, pool, cancel, on_step, strict=False)
+            if p is None:
+                break
+            current, spans = p.text, spans + p.spans
+            traces.append(p.trace)
+            sources += p.trace.get("sources", [])
+        if current == text:
+            return None
+        prop = Proposal("repair", title("repair", len(spans)), spans, current,
+                        minimal_edits(text, current),
+                        trace={**merge_traces(traces), "sources": sources})
+        return self._verified(prop, text, path)
+
+    def fill_at(self, text: str, cursor: int, path: str | None = None, *, cancel: Cancel = None,
+                on_step: OnStep = None) -> Proposal | None:
+        """Fill the hole under the cursor; the text is always the model's.
+
+        The hole is a marker at/near the cursor, else the empty / ``pass`` / ``...`` body it
+        sits in, else the rest of its line.
+        """
+        if not 0 <= cursor <= len(text):
+            raise ValueError(f"cursor {cursor} outside a text of {len(text)} characters")
+        span = cursor_hole(text, cursor, self.config.marker)
+        p = self._propose_spans(text, [span], "hole", path, cancel, on_step)
+        return self._verified(p, text, path)
+
+    def fill_holes(self, text: str, path: str | None = None, cancel: Cancel = None,
+                   on_step: OnStep = None) -> tuple[Proposal | None, list[SpanResult]]:
         """Fill every marker left to right; each fill sees the ones before it.
 
         Returns the proposal (None when no hole was filled) and one result per hole.
@@ -69,14 +159,13 @@ class Rewriter:
         if current == text:
             return None, results
         n = sum(r.text is not None for r in results)
-        title = "Fill hole" if n == 1 else f"Fill {n} holes"
-        return Proposal("hole", title, spans, current, minimal_edits(text, current),
-                        trace=_merge_traces([r.trace for r in results])), results
+        return Proposal("hole", title("hole", n), spans, current, minimal_edits(text, current),
+                        trace=merge_traces([r.trace for r in results])), results
 
+    # denoising ----------------------------------------------------------------------------
     def denoise_span(self, text: str, start: int, end: int, path: str | None = None, *,
-                     before: Document | None = None,
-                     cancel: Callable[[], bool] | None = None,
-                     on_step: Callable[[int, StepTrace], None] | None = None) -> SpanResult:
+                     before: Document | None = None, sampler: SamplerConfig | None = None,
+                     cancel: Cancel = None, on_step: OnStep = None) -> SpanResult:
         """Denoise text[start:end] in place; accept the first candidate with no new error.
 
         Candidates with new errors get the tokens inside those errors re-masked and denoised
@@ -84,20 +173,34 @@ class Rewriter:
         """
         prefix, suffix = text[:start], text[end:]
         baseline = before if before is not None else parse(text, path)
+
+        def bad(middle: str) -> list[tuple[int, int]] | None:
+            return self._new_error_ranges(baseline, prefix, middle, suffix, path)
+
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates,
-                                sampler=self.config.sampler, cancel=cancel, on_step=on_step)
-        traces = [fill.trace.as_dict()]
+                                sampler=sampler or self.config.sampler, cancel=cancel,
+                                on_step=on_step)
+        return self._validate(prefix, suffix, fill, bad, cancel, on_step)
+
+    def _validate(self, prefix: str, suffix: str, fill: Fill,
+                  bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
+                  on_step: OnStep) -> SpanResult:
+        """Run the re-mask rounds on every candidate; keep those that end up valid."""
+        traces, good = [fill.trace.as_dict()], []
         for k, cand in enumerate(fill.texts):
             tokens, middle = fill.tokens[k], cand
             for _ in range(self.config.rounds + 1):
-                bad = self._new_error_ranges(baseline, prefix, middle, suffix, path)
-                if bad is None:
-                    return SpanResult(middle, "ok", _merge_traces(traces))
-                refill: Fill = self.engine.refill(prefix, suffix, tokens, bad, cancel=cancel,
-                                                  on_step=on_step)
+                ranges = bad(middle)
+                if ranges is None:
+                    good.append(middle)
+                    break
+                refill = self.engine.refill(prefix, suffix, tokens, ranges, cancel=cancel,
+                                            on_step=on_step)
                 traces.append(refill.trace.as_dict())
                 tokens, middle = refill.tokens[0], refill.text
-        return SpanResult(None, "every candidate added a syntax error", _merge_traces(traces))
+        if not good:
+            return SpanResult(None, "every candidate added a syntax error", merge_traces(traces))
+        return SpanResult(good[0], "ok", merge_traces(traces), list(dict.fromkeys(good)))
 
     def _new_error_ranges(self, baseline: Document, prefix: str, middle: str, suffix: str,
                           path: str | None) -> list[tuple[int, int]] | None:
@@ -111,13 +214,159 @@ class Rewriter:
                   if e.start <= b and e.end >= a]
         return [r for r in ranges if r[0] <= r[1]] or [(0, len(middle))]
 
+    # groups of spans ----------------------------------------------------------------------
+    def _propose_spans(self, text: str, spans: list[Span], kind: str, path: str | None,
+                       cancel: Cancel, on_step: OnStep) -> Proposal | None:
+        """Denoise each span left to right (each sees the choices before it) into one proposal.
 
-def _merge_traces(traces: list[dict]) -> dict:
-    out = {"forward_passes": 0, "tokens_processed": 0, "tokens_committed": 0, "seconds": 0.0,
-           "steps": 0}
-    for t in traces:
-        for k in out:
-            out[k] += t.get(k, 0)
-    out["seconds"] = round(out["seconds"], 4)
-    out["calls"] = len(traces)
-    return out
+        The proposal's text uses the top-ranked candidate per span; ``alternatives`` holds the
+        file built from the model's own top candidates when that differs and validates.
+        """
+        baseline = parse(text, path)
+        current, model_text, shift, mshift = text, text, 0, 0
+        sources, agree, traces, done = [], 0, [], []
+        for span in sorted(spans, key=lambda s: s.start):
+            s, e = span.start + shift, span.end + shift
+            choices, model, trace = self._choices(current, s, e, span, baseline, path, cancel,
+                                                  on_step)
+            traces.append(trace)
+            if not choices:
+                sources.append(None)
+                continue
+            best = choices[0]
+            agree += model is not None and model.text == best.text
+            current = current[:s] + best.text + current[e:]
+            shift += len(best.text) - (e - s)
+            sources.append(best.source)
+            done.append(span)
+            if model is not None:
+                ms, me = span.start + mshift, span.end + mshift
+                model_text = model_text[:ms] + model.text + model_text[me:]
+                mshift += len(model.text) - (me - ms)
+        if current == text or new_errors(baseline, parse(current, path)):
+            return None
+        alts = [model_text] if model_text not in (text, current) and \
+            not new_errors(baseline, parse(model_text, path)) else []
+        trace = {**merge_traces(traces), "sources": sources, "model_agrees": agree}
+        return Proposal(kind, title(kind, len(done)), done, current,
+                        minimal_edits(text, current), alts, trace)
+
+    def _choices(self, text: str, s: int, e: int, span: Span, baseline: Document,
+                 path: str | None, cancel: Cancel, on_step: OnStep
+                 ) -> tuple[list[_Choice], _Choice | None, dict]:
+        """Return validated candidates for one span, ranked, and the model's own top candidate.
+
+        Mechanical candidates that validate come first (the edit determines them); the
+        model's candidates follow by score.
+        """
+        mech = [m for m in dict.fromkeys(span.mechanical)
+                if not new_errors(baseline, parse(text[:s] + m + text[e:], path))]
+        res = self.denoise_span(text, s, e, path, before=baseline,
+                                sampler=self._sampler_for(span, text[s:e]), cancel=cancel,
+                                on_step=on_step)
+        pool = list(dict.fromkeys(mech + res.candidates))
+        scores = dict(zip(pool, score_middles(self.engine, text[:s], text[e:], pool),
+                          strict=True))
+        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates),
+                       key=lambda c: -c.score)
+        ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
+        ranked += [c for c in model if c.text not in mech]
+        return ranked, (model[0] if model else None), res.trace
+
+    def _sampler_for(self, span: Span, old: str) -> SamplerConfig:
+        """Return a sampler whose canvas fits the span.
+
+        Tiny for a renamed reference, the old text's size plus a little for an argument list or
+        a statement; the configured sampler for holes.
+        """
+        cfg = self.config.sampler
+        if span.kind not in ("rename", "signature", "dangling"):
+            return cfg
+        n = max((len(self.engine.tokenizer.encode(t)) for t in (old, *span.mechanical)),
+                default=1)
+        slack = 1 if span.kind == "rename" else 4
+        return replace(cfg, init_length=max(n, 1), max_length=max(n, 1) + slack)
+
+    def _repair_units(self, text: str, units: list[Unit], path: str | None, pool: list,
+                      cancel: Cancel, on_step: OnStep, *, strict: bool) -> Proposal | None:
+        """Repair each unit; a repair must remove the errors and add none outside ``pool``."""
+        current, shift, sources, traces, spans = text, 0, [], [], []
+        for unit in units:
+            u = Unit(unit.start + shift, unit.end + shift, unit.frozen and
+                     (unit.frozen[0] + shift, unit.frozen[1] + shift), unit.reason)
+            choice, trace = self._repair_choice(current, u, path, pool,
+                                                None if strict else u.end, cancel, on_step)
+            traces.append(trace)
+            if choice is None:
+                continue
+            current, delta = choice.text, len(choice.text) - len(current)
+            shift += delta
+            sources.append(choice.source)
+            spans += u.spans()
+        if current == text:
+            return None
+        return Proposal("repair", title("repair", len(sources)), spans, current,
+                        minimal_edits(text, current), [],
+                        {**merge_traces(traces), "sources": sources})
+
+    def _repair_choice(self, text: str, u: Unit, path: str | None, pool: list,
+                       ast_from: int | None, cancel: Cancel, on_step: OnStep
+                       ) -> tuple[_Choice | None, dict]:
+        """Return the smallest valid repair of unit ``u`` as a whole text; ties go to mechanical.
+
+        Valid: no syntax error outside ``pool`` (tree-sitter) and Python's parser satisfied
+        (or, with ``ast_from``, its first complaint lying past that offset).
+        """
+        def ok(cand: str) -> bool:
+            return not fresh(error_signature(parse(cand, path)), pool) and \
+                python_ok(cand, path, ast_from)
+
+        found: list[_Choice] = []
+        for a, b, t in mechanical_repairs(text, u):
+            cand = text[:a] + t + text[b:]
+            if ok(cand):
+                found.append(_Choice(cand, "mechanical", 0.0))
+                if len(found) >= 3:
+                    break
+        res = self._model_repair(text, u, path, ok, cancel, on_step)
+        prefix, suffix = text[:u.start], text[u.end:]
+        found += [_Choice(prefix + m + suffix, "model", 0.0) for m in res.candidates]
+        if not found:
+            return None, res.trace
+        size = {c.text: sum(len(ed.new_text) + ed.end - ed.start
+                            for ed in minimal_edits(text, c.text)) for c in found}
+        return min(found, key=lambda c: (size[c.text], c.source != "mechanical")), res.trace
+
+    def _model_repair(self, text: str, u: Unit, path: str | None, ok: Callable[[str], bool],
+                      cancel: Cancel, on_step: OnStep) -> SpanResult:
+        """Re-mask the unit's tokens inside syntax errors (off the frozen bytes) and denoise."""
+        prefix, body, suffix = text[:u.start], text[u.start:u.end], text[u.end:]
+        doc = parse(text, path)
+        reopen = [(max(e.start, u.start) - u.start, min(e.end, u.end) - u.start)
+                  for e in doc.errors() if e.start <= u.end and e.end >= u.start]
+        if u.frozen:
+            fa, fb = u.frozen[0] - u.start, u.frozen[1] - u.start
+            reopen = [r for r in reopen if r[1] <= fa or r[0] >= fb]
+        reopen = [r for r in reopen if r[0] <= r[1]] or [(len(body), len(body))]
+        tokens = self.engine.tokenizer.encode(body)
+        fill = self.engine.refill(prefix, suffix, tokens, reopen,
+                                  candidates=self.config.candidates, cancel=cancel,
+                                  on_step=on_step)
+
+        def bad(middle: str) -> list[tuple[int, int]] | None:
+            cand = prefix + middle + suffix
+            allowed = all(u.allows(ed.start, ed.end) for ed in minimal_edits(text, cand))
+            return None if allowed and ok(cand) else [(0, len(middle))]
+
+        return self._validate(prefix, suffix, fill, bad, cancel, on_step)
+
+    def _verified(self, p: Proposal | None, base: str, path: str | None) -> Proposal | None:
+        """With ``config.verify``, the first candidate whose command passes, else None."""
+        if p is None or not self.config.verify or path is None:
+            return p
+        for text in [p.text, *p.alternatives]:
+            if passes(self.config.verify, path, text):
+                return replace(p, text=text, edits=minimal_edits(base, text), alternatives=[],
+                               trace={**p.trace, "verified": text == p.text and "top" or
+                                      "alternative"})
+        return None

@@ -207,8 +207,9 @@ def affected_spans(before: str, after: str, path: str | None = None,
         if "dangling" in kinds and not renames:
             spans += dangling_spans(before, after, ch)
     if "hole" in kinds:
-        spans += [s for s in hole_spans(after, marker, cursor)
-                  if ch is None or _off_typed(s.start, s.end, ch)]
+        spans += [s for s in hole_spans(after, marker, cursor)  # a typed marker is a request
+                  if ch is None or after[s.start:s.end] == marker or _off_typed(s.start, s.end,
+                                                                              ch)]
     anchor = ch.start if ch is not None else (cursor or 0)
     return merge_and_cap(spans, cap, anchor)
 
