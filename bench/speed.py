@@ -126,9 +126,10 @@ def run(args: argparse.Namespace) -> int:
         tasks = tasks_from_args(args)
         if args.threshold is None:
             raise ValueError("--threshold must be a number here (1 token/step is its own row)")
-        for directory, kind in ((args.model, True), (args.ar_model, False)):
-            if load_engine(directory).is_diffusion != kind:
-                raise ValueError(f"{directory}: not a {'diffusion' if kind else 'AR'} model")
+        for directory, diffusion, kind in ((args.model, True, "a diffusion"),
+                                           (args.ar_model, False, "an AR")):
+            if load_engine(directory).is_diffusion != diffusion:
+                raise ValueError(f"{directory}: not {kind} model")
     except ValueError as e:
         print(f"remask bench speed: {e}", file=sys.stderr)
         return 2
