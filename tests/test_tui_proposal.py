@@ -143,3 +143,22 @@ async def test_save_and_quit_writes_the_buffer(app_for, tmp_path):
         await pilot.click("#save")
         await pilot.pause()
     assert (tmp_path / "mod.py").read_text() == "#" + SOURCE
+
+
+async def test_escape_in_the_quit_dialog_cancels_and_keeps_the_proposal(app_for):
+    app = app_for()
+    new = SOURCE.replace("max(low", "min(low")
+    async with app.run_test() as pilot:
+        await pilot.press("#")
+        app.offer("#" + SOURCE, [proposal("#" + SOURCE, "#" + new)])
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("ctrl+q", "escape")  # no second dialog; escape closes this one
+        await pilot.pause()
+        assert not isinstance(app.screen, QuitScreen)
+        assert len(app.screen_stack) == 1
+        assert app.query_one("ProposalPanel").candidate is not None
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.editor.text == "#" + new

@@ -20,6 +20,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Footer, TextArea
 from textual.widgets.text_area import Document
@@ -44,6 +45,9 @@ def editable(text: str) -> bool:
     such a file would rewrite it on the first save even if the user changed nothing.
     """
     return Document(text).text == text
+
+
+OWN_ACTIONS = {"save", "run", "accept", "reject", "next_candidate", "quit"}
 
 
 class RemaskApp(App[None]):
@@ -84,6 +88,9 @@ class RemaskApp(App[None]):
         return self.query_one("#editor", TextArea)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Priority bindings reach the app even under a dialog; there the dialog's keys win.
+        if isinstance(self.screen, ModalScreen) and action in OWN_ACTIONS:
+            return False
         if action in ("accept", "reject", "next_candidate"):
             return self.query_one(ProposalPanel).candidate is not None
         return True

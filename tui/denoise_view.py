@@ -83,7 +83,7 @@ class DenoiseView(Widget):
         st = self._step
         if st is not None:
             open_ = st.canvas.count(self._mask)
-            out.append(f"  step {self._step_no} · +{st.committed} committed · {open_} masked")
+            out.append(f"\nstep {self._step_no} · +{st.committed} committed · {open_} masked")
             if st.remasked:
                 out.append(f" · {st.remasked} re-masked")
             counts = " ".join(map(str, self._history[-HISTORY:]))
