@@ -53,3 +53,26 @@ class Proposal:
     edits: list[TextEdit]  # minimal edits turning the input text into ``text``
     alternatives: list[str] = field(default_factory=list)  # other candidates' whole files
     trace: dict = field(default_factory=dict)
+
+
+def combine(text: str, proposals: list[Proposal]) -> Proposal | None:
+    """Merge proposals over the same ``text`` into one, dropping any that overlap an earlier.
+
+    Front ends that apply everything at once (``remask propagate``, the git hook) use this;
+    interactive ones offer the proposals apart.
+    """
+    taken: list[TextEdit] = []
+    spans: list[Span] = []
+    for p in proposals:
+        if any(e.start < t.end and t.start < e.end or e.start == t.start
+               for e in p.edits for t in taken):
+            continue
+        taken += p.edits
+        spans += p.spans
+    if not taken:
+        return None
+    kinds = sorted({p.kind for p in proposals})
+    trace = {p.kind: p.trace for p in proposals}
+    return Proposal(kinds[0] if len(kinds) == 1 else "+".join(kinds),
+                    "; ".join(p.title for p in proposals), sorted(spans, key=lambda s: s.start),
+                    apply_edits(text, taken), sorted(taken, key=lambda e: e.start), [], trace)

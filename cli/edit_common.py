@@ -1,0 +1,57 @@
+"""Options and output shared by the commands that rewrite a file (``repair``, ``propagate``).
+
+Same contract as ``remask fill``: a unified diff by default, ``--write`` replaces the file
+atomically, ``--json`` prints ``{"path", "text", "spans", "trace"}`` with ``text`` the whole
+proposed file; exit 0 when a proposal was made, 1 when none validates (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from remask.diffing.files import atomic_write
+from remask.diffing.proposal import Proposal
+from remask.diffing.rewriter import RewriterConfig
+from remask.infill.engine import Engine
+
+from .common import UsageError, add_model_args, unified_diff
+
+
+def add_rewrite_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--write", action="store_true", help="replace the file (atomically)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--candidates", type=int, default=1, help="candidates denoised per span")
+    p.add_argument("--rounds", type=int, default=2, help="re-mask rounds on new errors")
+    p.add_argument("--verify", default=None,
+                   help="shell command run on a temp copy; the first passing candidate wins")
+    add_model_args(p)
+
+
+def rewriter_config(args: argparse.Namespace, engine: Engine) -> RewriterConfig:
+    if args.candidates < 1:
+        raise UsageError("--candidates must be at least 1")
+    if args.rounds < 0:
+        raise UsageError("--rounds must not be negative")
+    if args.verify is not None and not args.verify.strip():
+        raise UsageError("--verify must not be empty")
+    return RewriterConfig(candidates=args.candidates, rounds=args.rounds,
+                          sampler=engine.sampler, verify=args.verify)
+
+
+def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | None) -> int:
+    """Print the diff or JSON, write the file when asked; return the exit code."""
+    new_text = proposal.text if proposal is not None else text
+    if args.json:
+        spans = [{"start": s.start, "end": s.end, "reason": s.reason, "kind": s.kind}
+                 for s in (proposal.spans if proposal else [])]
+        print(json.dumps({"path": path, "text": new_text, "spans": spans,
+                          "trace": proposal.trace if proposal else {}}))
+    else:
+        sys.stdout.write(unified_diff(text, new_text, path))
+    if proposal is None:
+        return 1
+    if args.write:
+        atomic_write(path, new_text)
+    return 0

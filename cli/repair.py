@@ -1,0 +1,32 @@
+"""``remask repair FILE``: repair the statements that no longer parse, and show (or write) it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from remask.diffing.files import SourceError, read_source
+from remask.diffing.rewriter import Rewriter
+
+from .common import UsageError, engine_from_args, fail
+from .edit_common import add_rewrite_args, emit, rewriter_config
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("repair", help="repair the syntax errors of a file")
+    p.add_argument("file")
+    add_rewrite_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        text = read_source(args.file)
+        engine = engine_from_args(args)
+        config = rewriter_config(args, engine)
+    except (SourceError, UsageError) as e:
+        return fail("repair", str(e))
+    proposal = Rewriter(engine, config).repair(text, args.file)
+    if proposal is None:
+        print(f"{args.file}: no repair that parses; file left as it was", file=sys.stderr)
+    return emit(args, args.file, text, proposal)
