@@ -247,7 +247,9 @@ class Rewriter:
             return None
         alts = [model_text] if model_text not in (text, current) and \
             not new_errors(baseline, parse(model_text, path)) else []
-        trace = {**merge_traces(traces), "sources": sources, "model_agrees": agree}
+        model_only = "same" if model_text == current else "alternative" if alts else "none"
+        trace = {**merge_traces(traces), "sources": sources, "model_agrees": agree,
+                 "model_text": model_only}
         return Proposal(kind, title(kind, len(done)), done, current,
                         minimal_edits(text, current), alts, trace)
 
@@ -305,9 +307,10 @@ class Rewriter:
             spans += u.spans()
         if current == text:
             return None
+        model_only = "same" if all(s == "model" for s in sources) else "none"
         return Proposal("repair", title("repair", len(sources)), spans, current,
                         minimal_edits(text, current), [],
-                        {**merge_traces(traces), "sources": sources})
+                        {**merge_traces(traces), "sources": sources, "model_text": model_only})
 
     def _repair_choice(self, text: str, u: Unit, path: str | None, pool: list,
                        ast_from: int | None, cancel: Cancel, on_step: OnStep
