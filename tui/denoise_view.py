@@ -79,7 +79,8 @@ class DenoiseView(Widget):
 
     def render(self) -> Text:
         style = self.get_component_rich_style
-        out = Text(self._title or "denoising", style=style("denoise--title"))
+        out = Text()
+        out.append(self._title or "denoising", style=style("denoise--title"))
         st = self._step
         if st is not None:
             open_ = st.canvas.count(self._mask)
@@ -104,9 +105,8 @@ class DenoiseView(Widget):
             if tok != self._mask:
                 kind = "denoise--fresh" if j in self._fresh else "denoise--committed"
                 text.append(words[j], style=style(kind))
-            elif guesses is not None:
-                text.append(guesses[j].replace("\n", "↵") or MASK_GLYPH,
-                            style=style("denoise--provisional"))
-            else:
+            elif guesses is not None and guesses[j]:
+                text.append(guesses[j].replace("\n", "↵"), style=style("denoise--provisional"))
+            else:  # no guess yet, or one with no text (expand/delete)
                 text.append(MASK_GLYPH, style=style("denoise--masked"))
         return text

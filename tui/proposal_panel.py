@@ -78,7 +78,8 @@ class ProposalPanel(VerticalScroll):
             return
         style = self.get_component_rich_style
         p = c.proposal
-        out = Text(f"{p.title}  ({self._index + 1}/{len(self._cands)})\n",
+        out = Text()
+        out.append(f"{p.title}  ({self._index + 1}/{len(self._cands)})\n",
                    style=style("diff--title"))
         for s in p.spans:
             out.append(f"line {c.base.count(chr(10), 0, s.start) + 1}: {s.reason}\n")
