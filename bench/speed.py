@@ -1,6 +1,7 @@
 """``remask bench speed``: cost per accepted completion, diffusion against the matched AR model.
 
-One run, the same tasks, four configurations:
+One run, the same tasks, four configurations (two more per extra ``--threshold`` value, which
+is how pass@1 against the threshold is measured):
 
 - AR: the bundled AR-FIM baseline, greedy with a KV cache, one token per forward pass;
 - diffusion, 1 token/step: the denoiser committing exactly one token per forward pass;
@@ -54,17 +55,17 @@ class SpeedConfig:
     sampler: SamplerConfig
 
 
-def configs(model: Path, ar_model: Path, threshold: float) -> list[SpeedConfig]:
-    """Build the four rows, AR first: the ratios are taken against it."""
-    return [
-        SpeedConfig("AR (KV cache)", ar_model, True, SamplerConfig()),
-        SpeedConfig("diffusion 1 token/step", model, False,
-                    SamplerConfig(threshold=None, tokens_per_step=1)),
-        SpeedConfig(f"diffusion + threshold {threshold:g}", model, False,
-                    SamplerConfig(threshold=threshold)),
-        SpeedConfig(f"diffusion + threshold {threshold:g} + cache", model, True,
-                    SamplerConfig(threshold=threshold)),
-    ]
+def configs(model: Path, ar_model: Path, thresholds: list[float]) -> list[SpeedConfig]:
+    """Build the rows, AR first (the ratios are taken against it), then 1 token/step."""
+    rows = [SpeedConfig("AR (KV cache)", ar_model, True, SamplerConfig()),
+            SpeedConfig("diffusion 1 token/step", model, False,
+                        SamplerConfig(threshold=None, tokens_per_step=1))]
+    for t in thresholds:
+        rows += [SpeedConfig(f"diffusion + threshold {t:g}", model, False,
+                             SamplerConfig(threshold=t)),
+                 SpeedConfig(f"diffusion + threshold {t:g} + cache", model, True,
+                             SamplerConfig(threshold=t))]
+    return rows
 
 
 def _rss_mib() -> float:
@@ -115,16 +116,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_task_args(p)
     p.add_argument("--model", type=Path, default=BUNDLED, help="diffusion model directory")
     p.add_argument("--ar-model", type=Path, default=BUNDLED_AR, help="AR model directory")
-    p.add_argument("--threshold", type=threshold_arg, default=SamplerConfig.threshold,
-                   help=f"commit confidence for the threshold rows (default "
-                        f"{SamplerConfig.threshold})")
+    p.add_argument("--threshold", type=threshold_arg, nargs="+",
+                   default=[SamplerConfig.threshold], metavar="T",
+                   help="commit confidence(s) for the threshold rows, each giving two rows "
+                        f"(default {SamplerConfig.threshold})")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         tasks = tasks_from_args(args)
-        if args.threshold is None:
+        if None in args.threshold:
             raise ValueError("--threshold must be a number here (1 token/step is its own row)")
         for directory, diffusion, kind in ((args.model, True, "a diffusion"),
                                            (args.ar_model, False, "an AR")):

@@ -21,12 +21,15 @@ def speed_run(tmp_path_factory):
     return code, json.loads(out.read_text())
 
 
-def test_the_four_rows_in_order():
-    rows = configs(BUNDLED, BUNDLED_AR, 0.8)
+def test_the_rows_in_order():
+    rows = configs(BUNDLED, BUNDLED_AR, [0.8])
     assert [r.model for r in rows] == [BUNDLED_AR, BUNDLED, BUNDLED, BUNDLED]
     assert rows[1].sampler.threshold is None and rows[1].sampler.tokens_per_step == 1
     assert [r.sampler.threshold for r in rows[2:]] == [0.8, 0.8]
     assert [r.use_cache for r in rows[1:]] == [False, False, True]
+    sweep = configs(BUNDLED, BUNDLED_AR, [0.5, 0.9])
+    assert [r.sampler.threshold for r in sweep[2:]] == [0.5, 0.5, 0.9, 0.9]
+    assert len({r.name for r in sweep}) == 6
 
 
 def test_one_run_gives_the_table_and_json(speed_run):
