@@ -108,6 +108,8 @@ class RemaskApp(App[None]):
                                         lambda: self.action_run("propagate"))
 
     def action_run(self, command: str) -> None:
+        if self._idle is not None:
+            self._idle.stop()  # an explicit command replaces the pending idle propagate
         doc, editor = self.editor.document, self.editor
         req = Request(command, editor.text, self._before,
                       doc.get_index_from_location(editor.cursor_location), str(self.path))
