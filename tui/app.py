@@ -100,7 +100,8 @@ class RemaskApp(App[None]):
         self.workers.cancel_group(self, "rewrite")
         if self.query_one(ProposalPanel).candidate is not None:
             self.offer(None, [])
-        self.query_one(StatusBar).modified = self.editor.text != self._saved
+        status = self.query_one(StatusBar)
+        status.modified, status.activity = self.editor.text != self._saved, "editing"
         if self._idle is not None:
             self._idle.stop()
         if self.config.auto_delay is not None and self.editor.text != self._before:
