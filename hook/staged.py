@@ -117,6 +117,15 @@ def read_staged(repo: git.Repo, path: str) -> StagedFile:
     return StagedFile(path, mode, sha, _blob(repo, sha), _head_blob(repo, path))
 
 
+def temporary_index() -> bool:
+    """Tell whether git handed us a temporary index (``git commit -a`` or ``git commit PATHS``).
+
+    Git discards that index when the hook fails, so a rewrite survives only in the working tree.
+    """
+    name = os.environ.get("GIT_INDEX_FILE")
+    return name is not None and Path(name).name != "index"
+
+
 def worktree_matches(repo: git.Repo, staged: StagedFile) -> bool:
     """Tell whether the working-tree file holds exactly the staged bytes (no unstaged work)."""
     file = Path(repo.working_tree_dir, staged.path)

@@ -1,0 +1,74 @@
+"""``remask hook run|install|uninstall``: the git pre-commit hook.
+
+``run`` exits 1 when it rewrote something (so the commit stops for a review), 0 when there was
+nothing to do, 2 when the repository or its ``[tool.remask]`` settings are unusable or a due
+rewrite could not be written. With ``--dry-run`` it prints the diffs, writes nothing, and exits
+1 when it would have rewritten something.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from remask.hook.config import ConfigError
+from remask.hook.install import install, uninstall
+from remask.hook.run import HookRun, run_hook, under_pre_commit
+from remask.hook.staged import GitError, open_repo, temporary_index
+from rich.console import Console
+
+from .common import fail, unified_diff
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hook", help="the git pre-commit hook")
+    actions = p.add_subparsers(dest="hook_command", required=True)
+    r = actions.add_parser("run", help="follow up the staged edits (what the hook runs)")
+    r.add_argument("files", nargs="*", help="files to rewrite (default: every staged .py file)")
+    r.add_argument("--dry-run", action="store_true", help="print the diffs, write nothing")
+    i = actions.add_parser("install", help="write .git/hooks/pre-commit")
+    i.add_argument("--force", action="store_true",
+                   help="move a pre-commit hook remask did not write aside")
+    actions.add_parser("uninstall", help="remove remask's pre-commit hook")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.hook_command == "run":
+            return _run(args)
+        repo = open_repo(Path.cwd())
+        print(install(repo, args.force) if args.hook_command == "install" else uninstall(repo))
+        return 0
+    except (GitError, ConfigError) as e:
+        return fail("hook", str(e))
+
+
+def _run(args: argparse.Namespace) -> int:
+    pre_commit = under_pre_commit()
+    with Console(stderr=True).status("remask hook") as status:
+        result = run_hook(Path.cwd(), args.files, dry_run=args.dry_run, index=not pre_commit,
+                          on_file=lambda path: status.update(f"remask hook: {path}"))
+    return _report(result, args.dry_run, pre_commit)
+
+
+def _report(result: HookRun, dry_run: bool, pre_commit: bool) -> int:
+    """Print one line per file that was rewritten or skipped; return the exit status."""
+    if result.stood_aside:
+        print(f"remask hook: {result.stood_aside}")
+        return 0
+    for o in result.outcomes:
+        if dry_run and o.new is not None:
+            sys.stdout.write(unified_diff(o.old, o.new, o.path))
+        if o.message != "nothing to do":
+            print(f"remask hook: {o.path}: {o.message}")
+    if any(o.failed for o in result.outcomes):
+        return 2
+    n = sum(o.rewritten for o in result.outcomes)
+    if n and not dry_run:
+        staged = not pre_commit and not temporary_index()
+        review = "`git diff --cached`" if staged else "`git diff`, git add"
+        print(f"remask hook: rewrote {n} file{'s' * (n != 1)}; review with {review} "
+              "and commit again")
+    return 1 if n else 0

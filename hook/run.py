@@ -1,0 +1,191 @@
+"""One hook run: staged blobs in, the Rewriter's proposals out, new blobs written back.
+
+"Before" is HEAD's version of a file and "after" its staged blob, so the Rewriter sees exactly
+the edit this commit makes. The hook holds no diffing logic of its own.
+
+Where a rewrite goes:
+
+- The index always gets it (a new blob), unless pre-commit runs the hook (below).
+- The working tree gets it only where the working-tree file equals the staged blob.
+- A *partially staged* file (working tree differs from the index) is rewritten in the index
+  only: the commit being made is checked, and the unstaged work stays byte for byte. The report
+  says so, since ``git diff`` then shows the rewrite reversed next to the unstaged work.
+- Under the pre-commit framework (it sets ``PRE_COMMIT=1``) only the working tree is written,
+  as ruff and black do: pre-commit has stashed unstaged work so the working tree equals the
+  index, and it tells which hooks changed files by comparing the working tree with the index.
+  A file whose working tree differs there anyway (``--all-files`` does not stash) is skipped.
+
+The model is loaded once per run, and only when some file has a span to denoise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+from remask.diffing.files import SourceError, atomic_write, check_source
+from remask.diffing.proposal import Proposal, TextEdit, apply_edits
+from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.diffing.spans import affected_spans
+from remask.infill.engine import load_engine
+
+from .config import ConfigError, HookConfig, load_config
+from .staged import (
+    PYTHON_SUFFIXES,
+    GitError,
+    Skip,
+    StagedFile,
+    open_repo,
+    operation_in_progress,
+    read_staged,
+    relative_path,
+    staged_status,
+    worktree_matches,
+    write_index,
+)
+
+_SKIPPED_STATUS = {"D": "deleted", "U": "unmerged (resolve the conflict first)"}
+
+
+@dataclass
+class Outcome:
+    """What happened to one file: the line to show, and the texts when it was rewritten."""
+
+    path: str
+    message: str
+    old: str | None = None
+    new: str | None = None
+    failed: bool = False  # a rewrite was due but could not be written
+
+    @property
+    def rewritten(self) -> bool:
+        return self.new is not None and not self.failed
+
+
+@dataclass
+class HookRun:
+    outcomes: list[Outcome]
+    stood_aside: str | None = None  # why the whole run did nothing (a merge in progress)
+
+
+def under_pre_commit() -> bool:
+    """Tell whether the pre-commit framework runs us (it stashes unstaged work itself)."""
+    return os.environ.get("PRE_COMMIT") == "1"
+
+
+def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool = True,
+             on_file: Callable[[str], None] | None = None) -> HookRun:
+    """Rewrite the named files (every staged Python file when none is named).
+
+    ``index=False`` writes the working tree only (pre-commit mode). Raises GitError or
+    ConfigError for a repository the hook cannot work on at all.
+    """
+    repo = open_repo(cwd)
+    op = operation_in_progress(repo)
+    if op is not None:
+        return HookRun([], f"a {op} is in progress; remask leaves its commits alone")
+    rewriter = _LazyRewriter(load_config(Path(repo.working_tree_dir)))
+    outcomes = []
+    for path in _targets(repo, files, cwd, outcomes):
+        if on_file is not None:
+            on_file(path)
+        try:
+            outcomes.append(_rewrite(repo, read_staged(repo, path), rewriter, dry_run, index))
+        except (Skip, SourceError) as e:
+            outcomes.append(Outcome(path, f"skipped: {e}"))
+    return HookRun(outcomes)
+
+
+def _targets(repo: git.Repo, files: list[str], cwd: Path, outcomes: list[Outcome]) -> list[str]:
+    """Return the paths to rewrite, adding an outcome for each one skipped on its status."""
+    status = staged_status(repo)
+    if files:
+        paths = []
+        for name in files:
+            try:
+                paths.append(relative_path(repo, name, cwd))
+            except Skip as e:
+                outcomes.append(Outcome(name, f"skipped: {e}"))
+    else:
+        paths = sorted(p for p in status if p.endswith(PYTHON_SUFFIXES))
+    out = []
+    for path in dict.fromkeys(paths):
+        letter, source = status.get(path, ("", None))
+        if letter == "R":
+            outcomes.append(Outcome(path, f"skipped: renamed from {source}"))
+        elif letter in _SKIPPED_STATUS:
+            outcomes.append(Outcome(path, f"skipped: {_SKIPPED_STATUS[letter]}"))
+        else:
+            out.append(path)
+    return out
+
+
+def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: bool,
+             index: bool) -> Outcome:
+    """Propose follow-ups of this commit's edit to one file and write the result."""
+    after = check_source(staged.data, staged.path)
+    before = "" if staged.head is None else check_source(staged.head, f"{staged.path} (HEAD)")
+    proposals = rewriter.propose(before, after, staged.path)
+    new, applied = _combine(after, proposals)
+    if not applied:
+        return Outcome(staged.path, "nothing to do")
+    what = "; ".join(p.title for p in applied)
+    if dry_run:
+        return Outcome(staged.path, f"would {what[0].lower()}{what[1:]}", after, new)
+    clean = worktree_matches(repo, staged)
+    if not index and not clean:
+        return Outcome(staged.path, "skipped: the working tree differs from the index "
+                       "(pre-commit did not stash it)")
+    try:
+        if index:
+            write_index(repo, staged, new.encode("utf-8"))
+        if clean:
+            atomic_write(Path(repo.working_tree_dir, staged.path), new)
+    except (GitError, OSError) as e:
+        return Outcome(staged.path, f"not written: {e}", after, new, failed=True)
+    where = ("index and working tree" if clean else
+             "index only; the working tree keeps your unstaged work") if index else "working tree"
+    return Outcome(staged.path, f"{what} ({where})", after, new)
+
+
+def _combine(text: str, proposals: list[Proposal]) -> tuple[str, list[Proposal]]:
+    """Apply every proposal whose edits miss those of the proposals before it.
+
+    The Rewriter offers one proposal per kind of follow-up, each over the same text, in its
+    order of precedence (repairs first); an overlapping later one is left for the next run.
+    """
+    edits: list[TextEdit] = []
+    applied = []
+    for p in proposals:
+        if not any(a.start < b.end and b.start < a.end or a.start == b.start
+                   for a in p.edits for b in edits):
+            edits += p.edits
+            applied.append(p)
+    return apply_edits(text, edits), applied
+
+
+class _LazyRewriter:
+    """The run's one Rewriter, whose model is loaded the first time a file has a span."""
+
+    def __init__(self, config: HookConfig) -> None:
+        self.model_dir = config.model
+        self.config = RewriterConfig(marker=config.marker, kinds=config.kinds)
+        self._rewriter: Rewriter | None = None
+
+    def propose(self, before: str, after: str, path: str) -> list[Proposal]:
+        cfg = self.config
+        if not affected_spans(before, after, path, kinds=cfg.kinds, marker=cfg.marker,
+                              cap=cfg.span_cap):
+            return []  # the Rewriter would find no span either: no model needed
+        if self._rewriter is None:
+            try:
+                engine = load_engine(self.model_dir)
+            except ValueError as e:
+                raise ConfigError(f"cannot load model: {e}") from None
+            self.config = RewriterConfig(marker=cfg.marker, kinds=cfg.kinds,
+                                         sampler=engine.sampler)
+            self._rewriter = Rewriter(engine, self.config)
+        return self._rewriter.propose(before, after, path)
