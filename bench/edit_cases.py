@@ -133,7 +133,7 @@ def add_argument_case(name: str, text: str, rng: random.Random) -> Case | None:
         required = params[:len(params) - len(d.args.defaults)]
         for i, p in enumerate(required):
             edits = _call_removals(text, starts, calls[d.name], i, p.arg)
-            if edits is not None:
+            if edits is not None and not _overlap(edits):
                 options.append((d, i, edits))
     if not options:
         return None
@@ -258,6 +258,12 @@ def _removal(text: str, starts: list[int], items: list[ast.AST], i: int) -> tupl
     if i > 0:
         return span(items[i - 1])[1], span(items[i])[1]
     return span(items[i])
+
+
+def _overlap(ranges: list[tuple[int, int]]) -> bool:
+    """Whether two removals overlap (nested calls such as ``f(f(s))``)."""
+    rs = sorted(ranges)
+    return any(b[0] < a[1] for a, b in zip(rs, rs[1:], strict=False))
 
 
 def _apply(text: str, ranges: list[tuple[int, int]]) -> str:
