@@ -20,12 +20,17 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                    help="model directory (default: the bundled model)")
     p.add_argument("--threshold", type=float, default=SamplerConfig.threshold,
                    help="commit every masked token at least this confident")
+    p.add_argument("--device", choices=("cpu", "cuda", "mps"), default=None,
+                   help="where a transformers checkpoint runs (default: cuda if present)")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="allow a checkpoint's own modeling code (auto_map) to run")
 
 
 def engine_from_args(args: argparse.Namespace) -> Engine:
     try:
         sampler = SamplerConfig(threshold=args.threshold)
-        return load_engine(args.model, sampler=sampler)
+        return load_engine(args.model, sampler=sampler, device=args.device,
+                           trust_remote_code=args.trust_remote_code)
     except ValueError as e:
         raise UsageError(f"cannot load model: {e}") from None
 

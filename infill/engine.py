@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .ar import ARModel, ar_generate, load_ar
 from .denoiser import Denoiser, load_denoiser
+from .hf import checkpoint_kind, load_hf_denoiser
 from .sampler import SamplerConfig, StepTrace, Trace, generate
 
 BUNDLED = Path(__file__).with_name("bundled")
@@ -91,9 +92,13 @@ class Engine:
 
 
 def load_engine(directory: Path | None = None, use_cache: bool = True,
-                sampler: SamplerConfig | None = None) -> Engine:
-    """Load remask's format from ``directory`` (default: the bundled denoiser).
+                sampler: SamplerConfig | None = None, *, device: str | None = None,
+                trust_remote_code: bool = False) -> Engine:
+    """Load the model in ``directory`` (default: the bundled denoiser), whatever its format.
 
+    ``config.json`` tells the format: remask's own (it has ``attention``), a transformers
+    masked LM (``model_type``), or a diffusion LM with its own code (``auto_map``, loaded only
+    with ``trust_remote_code``). ``device`` applies to transformers checkpoints.
     Raises ValueError with a one-line reason when the directory holds no usable model.
     """
     directory = Path(directory) if directory is not None else BUNDLED
@@ -103,9 +108,14 @@ def load_engine(directory: Path | None = None, use_cache: bool = True,
     if not cfg_path.is_file():
         raise ValueError(f"{cfg_path}: missing")
     try:
-        attention = json.loads(cfg_path.read_text()).get("attention", "infill")
+        cfg = json.loads(cfg_path.read_text())
     except json.JSONDecodeError as e:
         raise ValueError(f"{cfg_path}: not JSON ({e})") from None
-    if attention == "causal":
+    kind = checkpoint_kind(cfg)
+    if kind is not None:
+        return Engine(load_hf_denoiser(directory, kind, device, trust_remote_code), sampler)
+    if device not in (None, "cpu"):
+        raise ValueError(f"--device {device}: remask's own models run on the CPU")
+    if cfg.get("attention", "infill") == "causal":
         return Engine(load_ar(directory), sampler)
     return Engine(load_denoiser(directory, use_cache), sampler)

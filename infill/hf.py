@@ -87,8 +87,6 @@ class HFTokenizer:
     def __init__(self, tok: Any, mask: int, n_logits: int) -> None:
         self.hf = tok
         self.backend = tok.backend_tokenizer
-        # A literal "[MASK]" or "<|mask|>" in a source file is text, never a control token.
-        self.backend.encode_special_tokens = True
         vocab = tok.get_vocab()
         known: dict[str, int | None] = {
             "mask": mask, "pad": tok.pad_token_id,
@@ -116,7 +114,11 @@ class HFTokenizer:
         return max(self.special.all()) + 1
 
     def encode(self, text: str) -> list[int]:
-        return self.backend.encode(text, add_special_tokens=False).ids if text else []
+        """Encode text only: a literal "[MASK]" or "<|mask|>" in a file is never a mask."""
+        if not text:
+            return []
+        self.backend.encode_special_tokens = True  # transformers resets it on each of its calls
+        return self.backend.encode(text, add_special_tokens=False).ids
 
     def decode(self, ids: list[int]) -> str:
         """Decode, dropping special and virtual ids (they are not text)."""
