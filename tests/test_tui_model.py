@@ -14,6 +14,7 @@ from remask.tui.app import RemaskApp, TuiConfig
 from remask.tui.denoise_view import DenoiseView
 from remask.tui.proposal_panel import ProposalPanel
 from remask.tui.status import StatusBar
+from textual.worker import WorkerCancelled, WorkerState
 
 pytestmark = pytest.mark.slow
 
@@ -114,3 +115,22 @@ async def test_idle_typing_proposes_follow_ups_by_itself(tmp_path, engine):
         await pilot.pause(0.2)  # the idle timer fires and starts the worker
         await finish(pilot)
         assert app.query_one(ProposalPanel).candidate is not None
+
+
+async def test_a_newer_edit_cancels_the_running_request(make_app):
+    app = make_app()
+    async with app.run_test() as pilot:
+        row = SOURCE.splitlines().index("    return total / len(values)")
+        app.editor.cursor_location = (row, len("    return total / len(values)"))
+        await pilot.press("backspace")
+        app.action_run("repair")
+        (worker,) = list(app.workers)
+        app.editor.insert("x")  # typed while the request runs
+        with pytest.raises(WorkerCancelled):
+            await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert worker.state == WorkerState.CANCELLED
+        assert app.query_one(ProposalPanel).candidate is None
+        assert app.query_one(StatusBar).latency is None  # the stale result was never shown
+        assert "cancelled" in app.query_one(StatusBar).activity
+        assert app.editor.text == SOURCE.replace("len(values)\n", "len(valuesx\n", 1)

@@ -97,11 +97,12 @@ class RemaskApp(App[None]):
 
     def on_text_area_changed(self) -> None:
         """Cancel the running request and drop the shown proposal: both are for older text."""
-        self.workers.cancel_group(self, "rewrite")
+        status = self.query_one(StatusBar)
+        if any(not w.is_finished for w in self.workers.cancel_group(self, "rewrite")):
+            status.activity = "cancelled: the buffer changed"
         if self.query_one(ProposalPanel).candidate is not None:
             self.offer(None, [])
-        status = self.query_one(StatusBar)
-        status.modified, status.activity = self.editor.text != self._saved, "editing"
+        status.modified = self.editor.text != self._saved
         if self._idle is not None:
             self._idle.stop()
         if self.config.auto_delay is not None and self.editor.text != self._before:
