@@ -1,0 +1,54 @@
+/**
+ * VS Code's `remask.*` settings → what the server reads.
+ *
+ * The server settings keep the server's own camelCase names (lsp/settings.py), so the mapping
+ * is a selection, not a translation: the client-only keys (`server.*`) stay here, and the
+ * server validates the values itself (a bad one is reported and the old value kept).
+ */
+
+/** The settings the server understands, in the server's spelling. */
+export const SERVER_KEYS = [
+  "model",
+  "debounceMs",
+  "commitThreshold",
+  "spanCap",
+  "candidates",
+  "kinds",
+] as const;
+
+export type ServerKey = (typeof SERVER_KEYS)[number];
+
+/** The part of `vscode.WorkspaceConfiguration` used here, so this module needs no VS Code. */
+export interface ConfigReader {
+  get<T>(key: string): T | undefined;
+}
+
+/** The object the server merges, sent as `{remask: …}` in initializationOptions and on change. */
+export function serverSettings(cfg: ConfigReader): Partial<Record<ServerKey, unknown>> {
+  const out: Partial<Record<ServerKey, unknown>> = {};
+  for (const key of SERVER_KEYS) {
+    const value = cfg.get<unknown>(key);
+    if (value !== undefined) {
+      out[key] = key === "model" && value === "" ? null : value;
+    }
+  }
+  return out;
+}
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+/** `remask.server.command` as an executable and its arguments; throws with a message to show. */
+export function serverCommand(cfg: ConfigReader): ServerCommand {
+  const raw = cfg.get<unknown>("server.command");
+  const words = Array.isArray(raw) ? raw : [];
+  if (words.length === 0 || !words.every((w) => typeof w === "string" && w !== "")) {
+    throw new Error(
+      `remask.server.command must be a non-empty list of strings, got ${JSON.stringify(raw)}`,
+    );
+  }
+  const [command, ...args] = words as string[];
+  return { command, args };
+}

@@ -1,0 +1,53 @@
+/**
+ * The status bar's text for the server's live `remask/denoiseStep` notifications.
+ *
+ * Each notification carries the provisional text of the span being denoised and how many
+ * positions are still masked; the status bar shows the step, the tooltip the text so far.
+ */
+
+export interface DenoiseStep {
+  uri: string;
+  version: number;
+  kind: string;
+  step: number;
+  text: string;
+  masked: number;
+}
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+}
+
+export const IDLE: StatusView = { text: "$(sparkle) remask", tooltip: "remask: idle" };
+const PREVIEW = 60; // characters of provisional text in the tooltip's summary line
+
+/** Whether a notification's params have the shape the server sends (ignore anything else). */
+export function isDenoiseStep(p: unknown): p is DenoiseStep {
+  if (typeof p !== "object" || p === null) {
+    return false;
+  }
+  const r = p as Record<string, unknown>;
+  return (
+    typeof r.uri === "string" &&
+    typeof r.kind === "string" &&
+    typeof r.text === "string" &&
+    [r.version, r.step, r.masked].every((n) => Number.isInteger(n))
+  );
+}
+
+/** What the status bar shows for one step; done once nothing is masked. */
+export function stepView(p: DenoiseStep): StatusView {
+  const icon = p.masked > 0 ? "$(loading~spin)" : "$(check)";
+  const state = p.masked > 0 ? `${p.masked} masked` : "done";
+  return {
+    text: `${icon} remask ${p.kind}: step ${p.step}, ${state}`,
+    tooltip: `remask ${p.kind} (version ${p.version}): ${preview(p.text)}`,
+  };
+}
+
+/** The provisional text on one line, shortened; masked positions stay visible as ░. */
+export function preview(text: string, limit: number = PREVIEW): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
+}
