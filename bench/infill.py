@@ -42,6 +42,7 @@ class TaskResult:
     tokens_processed: int  # token positions the model computed
     tokens_committed: int
     seconds: float  # generation wall time (tokenize, sample, decode); not the sandbox
+    cpu_seconds: float  # this process's CPU time for it: steadier than wall on a busy machine
     exact: bool
     status: str = "unjudged"
     detail: str = ""
@@ -111,12 +112,12 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
         for t in tasks:
             oracle = len(engine.tokenizer.encode(t.canonical_solution)) if oracle_length \
                 else None
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fill = engine.fill(t.prompt, t.suffix, sampler=sampler, oracle_length=oracle)
-            seconds = time.perf_counter() - t0
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
             tr = fill.trace
             out.append(TaskResult(t.task_id, fill.text, len(fill.tokens[0]), tr.forward_passes,
-                                  tr.tokens_processed, tr.tokens_committed, seconds,
+                                  tr.tokens_processed, tr.tokens_committed, seconds, cpu,
                                   is_exact(fill.text, t.canonical_solution)))
             bar.advance(job)
     return out
@@ -151,6 +152,7 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
         else None,
         "latency_p50_s": float(np.percentile(seconds, 50)),
         "latency_p95_s": float(np.percentile(seconds, 95)),
+        "cpu_s_per_task": sum(r.cpu_seconds for r in results) / n,
         "accepted_tokens_per_s": accepted / total_s if total_s > 0 else None,
         "generated_tokens_per_s": sum(r.tokens for r in results) / total_s if total_s > 0
         else None,

@@ -41,7 +41,8 @@ from .report import report
 from .sandbox import SandboxConfig, network_isolation
 
 COLUMNS = ["config", "pass@1", "forward_passes_per_task", "tokens_processed_per_task",
-           "latency_p50_s", "latency_p95_s", "accepted_tokens_per_s", "ratio_to_ar",
+           "latency_p50_s", "latency_p95_s", "cpu_s_per_task", "accepted_tokens_per_s",
+           "ratio_to_ar",
            "generated_tokens_per_s", "peak_rss_mib"]
 
 
@@ -153,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
              "ratio_to_ar divides it by AR's",
              "peak_rss_mib: ru_maxrss of a fresh process per configuration (python + torch + "
              "model + decoding); rss_before_model_mib in the JSON is the same before loading",
-             f"{args.threads} torch thread(s); the sandbox runs outside the timed part"]
+             f"{args.threads} torch thread(s); the sandbox runs outside the timed part; "
+             "cpu_s_per_task is process CPU time, steadier than latency on a shared machine"]
     if not ar["accepted_tokens_per_s"]:
         notes.append("AR accepted no completion, so ratio_to_ar is undefined; "
                      "generated_ratio_to_ar in the JSON compares raw generated tokens/s")

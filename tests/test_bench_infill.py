@@ -15,7 +15,7 @@ from remask.infill.engine import BUNDLED_AR
 from remask.infill.sampler import SamplerConfig
 
 KEYS = {"pass@1", "empty_rate", "exact_match", "forward_passes_per_task", "tokens_per_forward",
-        "latency_p50_s", "latency_p95_s", "accepted_tokens_per_s"}
+        "latency_p50_s", "latency_p95_s", "cpu_s_per_task", "accepted_tokens_per_s"}
 
 
 @pytest.mark.parametrize("split,count", [("single-line", 1033), ("multi-line", 5815),

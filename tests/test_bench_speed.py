@@ -10,7 +10,8 @@ from remask.cli import main
 from remask.infill.engine import BUNDLED, BUNDLED_AR
 
 COLUMNS = {"pass@1", "forward_passes_per_task", "tokens_processed_per_task", "latency_p50_s",
-           "latency_p95_s", "accepted_tokens_per_s", "ratio_to_ar", "peak_rss_mib"}
+           "latency_p95_s", "cpu_s_per_task", "accepted_tokens_per_s", "ratio_to_ar",
+           "peak_rss_mib"}
 
 
 @pytest.fixture(scope="module")
