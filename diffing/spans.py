@@ -11,7 +11,7 @@ import ast
 import bisect
 import builtins
 import keyword
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .edits import ast_offset, line_starts
 from .proposal import Span
@@ -188,6 +188,9 @@ def repair_units(before: str | None, after: str, path: str | None, cap: int,
         unit = ch and unit_from_edit(before, after, ch.start, ch.old_end, ch.new_end, cap)
         if unit:
             return [unit]
+        if ch is not None:  # the typed bytes stay fixed whichever way the unit was found
+            return [replace(u, frozen=ch.typed) for u in units_from_errors(after, cap)
+                    if any(p.start < p.end for p in replace(u, frozen=ch.typed).spans())]
     return units_from_errors(after, cap)
 
 

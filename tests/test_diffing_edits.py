@@ -1,0 +1,72 @@
+"""Minimal edits and LSP positions: property tests over arbitrary texts (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from remask.diffing.edits import (
+    byte_edits,
+    line_starts,
+    minimal_edits,
+    utf16_offset,
+    utf16_position,
+)
+from remask.diffing.proposal import apply_edits
+
+# code-like text: identifiers, punctuation, tabs, CRLF / LF / CR breaks, accents and emoji
+ALPHABET = st.sampled_from(list("ab_x1 ():=,.\t") + ["\n", "\r\n", "\r", "é", "ß", "😀", "中"])
+TEXT = st.lists(ALPHABET, max_size=60).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT)
+def test_applying_minimal_edits_reproduces_the_new_text(old, new):
+    edits = minimal_edits(old, new)
+    assert apply_edits(old, edits) == new
+    assert (edits == []) == (old == new)
+    starts = [e.start for e in edits]
+    assert starts == sorted(starts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT)
+def test_edits_replace_only_what_differs(old, new):
+    edits = minimal_edits(old, new)
+    for e in edits:
+        assert old[e.start:e.end] != e.new_text
+    for a, b in zip(edits, edits[1:], strict=False):
+        assert a.end <= b.start
+
+
+def test_renaming_two_names_on_a_line_gives_two_small_edits():
+    old = "def f(items, x):\n    return items + x\n"
+    new = "def f(values, x):\n    return values + x\n"
+    edits = minimal_edits(old, new)
+    assert len(edits) == 2
+    assert all(e.end - e.start <= len("items") for e in edits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, st.data())
+def test_utf16_positions_round_trip(text, data):
+    offset = data.draw(st.integers(0, len(text)))
+    if offset and text[offset - 1] == "\r" and text[offset:offset + 1] == "\n":
+        offset -= 1  # the middle of a CRLF is not a position an editor can express
+    line, col = utf16_position(text, offset)
+    assert utf16_offset(text, line, col) == offset
+    assert 0 <= line < len(line_starts(text))
+
+
+def test_utf16_columns_count_surrogate_pairs():
+    text = "s = '😀'\r\nt = 'é' + s\n"
+    assert utf16_position(text, text.index("'", 5)) == (0, 7)  # 😀 is two UTF-16 units
+    assert utf16_position(text, text.index("t")) == (1, 0)  # CRLF is one line break
+    assert utf16_position(text, text.index("+")) == (1, 8)
+    assert utf16_offset(text, 0, 100) == text.index("\r")  # past the end: end of line
+    assert utf16_offset(text, 9, 0) == len(text)
+
+
+def test_byte_edits_use_utf8_offsets():
+    old, new = "é = 1\n", "é = 2\n"
+    [(a, b, t)] = byte_edits(old, minimal_edits(old, new))
+    assert old.encode()[a:b] == b"1" and t == "2"

@@ -1,0 +1,124 @@
+"""Edit → spans with no model: real ``ast`` / tree-sitter analysis of real edits."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from remask.diffing.spans import affected_spans, cursor_hole, find_change
+
+SRC = '''def total(items, scale):
+    acc = 0
+    for i in range(len(items)):
+        acc += items[i] * scale
+    return acc
+
+
+def other(items):
+    return items
+
+
+print(total([1], scale=2), other([2]))
+'''
+
+
+def texts(spans, text):
+    return [text[s.start:s.end] for s in spans]
+
+
+def test_rename_spans_are_the_references_in_scope_only():
+    after = SRC.replace("def total(items", "def total(values")
+    spans = affected_spans(SRC, after)
+    assert [s.kind for s in spans] == ["rename", "rename"]
+    assert texts(spans, after) == ["items", "items"]
+    assert all(s.end < after.index("def other") for s in spans)  # other()'s items untouched
+    assert all(s.mechanical == ("values",) and "parameter" in s.reason for s in spans)
+
+
+def test_renamed_parameter_also_renames_keyword_arguments():
+    after = SRC.replace("def total(items, scale)", "def total(items, factor)")
+    spans = affected_spans(SRC, after)
+    assert texts(spans, after) == ["scale", "scale"]
+    assert spans[-1].start > after.index("print(")
+
+
+def test_method_rename_follows_attributes():
+    before = "class A:\n    def go(self):\n        return self.go\n\nA().go()\n"
+    after = before.replace("def go", "def run")
+    spans = affected_spans(before, after)
+    assert texts(spans, after) == ["go", "go"]
+
+
+def test_changed_signature_spans_are_call_argument_lists():
+    after = SRC.replace("def total(items, scale)", "def total(items, scale, bias)")
+    [span] = affected_spans(SRC, after)
+    assert span.kind == "signature"
+    assert after[span.start:span.end] == "[1], scale=2"
+    assert span.mechanical == ("[1], scale=2, bias=bias",)
+
+
+def test_removed_parameter_drops_its_argument():
+    before = "def f(a, b):\n    return a\n\nf(1, 2)\nf(3, b=4)\n"
+    after = before.replace("def f(a, b)", "def f(a)")
+    spans = affected_spans(before, after)
+    assert [s.mechanical for s in spans] == [("1",), ("3",)]
+
+
+def test_dangling_uses_are_the_statements_using_the_old_name():
+    after = SRC.replace("for i in range(len(items))", "for x in items")
+    [span] = affected_spans(SRC, after)
+    assert span.kind == "dangling"
+    assert after[span.start:span.end] == "acc += items[i] * scale"
+
+
+def test_repair_span_is_the_broken_statement_minus_the_typed_bytes():
+    after = SRC.replace("acc += items[i] * scale", "acc += items[i * scale")
+    [span] = affected_spans(SRC, after)  # a deletion: no typed bytes
+    assert span.kind == "repair" and after[span.start:span.end] == "acc += items[i * scale"
+    typed = SRC.replace("acc = 0", "acc = (0")
+    spans = affected_spans(SRC, typed)
+    t = find_change(SRC, typed)
+    assert [s.kind for s in spans] == ["repair", "repair"]
+    assert all(s.end <= t.start or s.start >= t.new_end for s in spans)
+    assert "".join(texts(spans, typed)) == "acc = 0"
+
+
+def test_hole_spans_marker_body_and_line_end():
+    after = SRC.replace("    return acc\n", "    return ???\n", 1)
+    [span] = affected_spans(SRC, after)
+    assert span.kind == "hole" and after[span.start:span.end] == "???"
+    body = "def f():\n    pass\n"
+    hole = cursor_hole(body, body.index("pass") + 2, "???")
+    assert body[hole.start:hole.end] == "pass"
+    line = "x = compute(1)\n"
+    hole = cursor_hole(line, 4, "???")
+    assert line[hole.start:hole.end] == "compute(1)"
+
+
+def test_spans_are_capped():
+    before = "v = 1\n" + "".join(f"print(v, {i})\n" for i in range(200))
+    after = before.replace("v = 1", "w = 1", 1)
+    spans = affected_spans(before, after, cap=10)
+    assert sum(s.end - s.start for s in spans) <= 10 and len(spans) == 10
+
+
+def test_non_ascii_crlf_and_tabs():
+    before = "def grüße(naïve):\r\n\treturn naïve + '😀'\r\n\r\nprint(grüße('é'))\r\n"
+    after = before.replace("grüße(naïve)", "grüße(straße)")
+    [span] = affected_spans(before, after)
+    assert after[span.start:span.end] == "naïve" and span.start > after.index("\treturn")
+    after = before.replace("def grüße", "def hallo")
+    [span] = affected_spans(before, after)
+    assert after[span.start:span.end] == "grüße" and span.start > after.index("print")
+
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, len(SRC) - 1), st.text("abc_(:)\n ", max_size=4), st.integers(0, 3))
+def test_spans_never_cover_typed_bytes(pos, typed, cut):
+    after = SRC[:pos] + typed + SRC[pos + cut:]
+    change = find_change(SRC, after)
+    for s in affected_spans(SRC, after, cursor=min(pos + len(typed), len(after))):
+        assert 0 <= s.start <= s.end <= len(after)
+        if change is not None and change.start < change.new_end and after[s.start:s.end] != "???":
+            assert s.end <= change.start or s.start >= change.new_end, (s, change)
