@@ -126,8 +126,8 @@ def _targets(repo: git.Repo, files: list[str], cwd: Path, outcomes: list[Outcome
 def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: bool,
              index: bool) -> Outcome:
     """Propose follow-ups of this commit's edit to one file and write the result."""
-    after = check_source(staged.data, staged.path)
-    before = "" if staged.head is None else check_source(staged.head, f"{staged.path} (HEAD)")
+    after = check_source(staged.data, "staged version")
+    before = "" if staged.head is None else check_source(staged.head, "HEAD's version")
     proposals = rewriter.propose(before, after, staged.path)
     new, applied = _combine(after, proposals)
     if not applied:

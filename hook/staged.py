@@ -35,7 +35,7 @@ class GitError(Exception):
 
 
 class Skip(Exception):
-    """One file is left alone; the message is one line for the user saying why."""
+    """One file is left alone; the message says why in a few words (the caller names the file)."""
 
 
 @dataclass(frozen=True)
@@ -101,19 +101,19 @@ def relative_path(repo: git.Repo, name: str, cwd: Path) -> str:
         try:
             return full.resolve().relative_to(root).as_posix()
         except ValueError:
-            raise Skip(f"{name}: outside the repository") from None
+            raise Skip("outside the repository") from None
 
 
 def read_staged(repo: git.Repo, path: str) -> StagedFile:
     """Read the staged blob of ``path`` and HEAD's version; Skip when there is nothing to edit."""
     entry = _index_entry(repo, path)
     if entry is None:
-        raise Skip(f"{path}: not in the index")
+        raise Skip("not in the index")
     mode, sha, stage = entry
     if stage != "0":
-        raise Skip(f"{path}: unmerged (resolve the conflict first)")
+        raise Skip("unmerged (resolve the conflict first)")
     if mode not in REGULAR_MODES:
-        raise Skip(f"{path}: not a regular file (mode {mode})")
+        raise Skip(f"not a regular file (mode {mode})")
     return StagedFile(path, mode, sha, _blob(repo, sha), _head_blob(repo, path))
 
 

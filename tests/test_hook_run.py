@@ -1,0 +1,214 @@
+"""``remask hook run`` end to end: real repositories, the real bundled model, the real Rewriter.
+
+The model is a small one whose quality these tests do not judge: where the model decides
+(a ``???`` fill), a test checks that the index holds exactly what the Rewriter proposes for the
+same staged edit, or nothing changed when it proposes nothing. Renames are followed up
+mechanically, so those tests require a rewrite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hook_repo import GitRepo, make_repo
+from remask.cli import main
+from remask.diffing.proposal import Proposal
+from remask.diffing.rewriter import Rewriter, RewriterConfig
+
+BEFORE = '''"""Totals."""
+
+
+def total(xs):
+    return sum(xs)
+
+
+def report(xs):
+    return f"total: {total(xs)}"
+
+
+print(total([1, 2]))
+'''
+RENAMED = BEFORE.replace("def total", "def grand_total")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    return make_repo(tmp_path, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def rewriter(engine) -> Rewriter:
+    return Rewriter(engine, RewriterConfig(sampler=engine.sampler))
+
+
+@pytest.fixture(scope="module")
+def renamed(rewriter) -> Proposal:
+    """What the Rewriter proposes for the staged rename: the hook must write exactly this."""
+    [proposal] = rewriter.propose(BEFORE, RENAMED, "totals.py")
+    assert proposal.kind == "rename" and proposal.text != RENAMED
+    return proposal
+
+
+def staged_rename(repo: GitRepo) -> None:
+    repo.write("totals.py", BEFORE)
+    repo.commit()
+    repo.write("totals.py", RENAMED)
+    repo.git("add", "totals.py")
+
+
+def index_state(repo: GitRepo) -> str:
+    return repo.git("ls-files", "--stage")
+
+
+@pytest.mark.slow
+def test_rename_call_sites_are_updated_in_the_index(repo, renamed, capsys) -> None:
+    staged_rename(repo)
+    proposal = renamed
+
+    assert main(["hook", "run"]) == 1
+    assert repo.staged("totals.py").decode() == proposal.text
+    assert repo.read("totals.py").decode() == proposal.text  # nothing unstaged: tree follows
+    out = capsys.readouterr().out
+    assert "totals.py: Rename" in out and "index and working tree" in out
+
+    state = index_state(repo)
+    assert main(["hook", "run"]) == 0  # the second run has nothing left to do
+    assert index_state(repo) == state
+    assert repo.read("totals.py").decode() == proposal.text
+
+
+@pytest.mark.slow
+def test_a_hole_is_filled_as_the_rewriter_proposes(repo, rewriter) -> None:
+    repo.write("calc.py", "def double(x):\n    return x * 2\n")
+    repo.commit()
+    after = "def double(x):\n    return x * 2\n\n\ndef triple(x):\n    return ???\n"
+    repo.write("calc.py", after)
+    repo.git("add", "calc.py")
+    proposals = rewriter.propose("def double(x):\n    return x * 2\n", after, "calc.py")
+    assert {p.kind for p in proposals} <= {"hole"}
+
+    code = main(["hook", "run"])
+    if proposals:  # the model produced a fill that parses
+        assert code == 1
+        assert repo.staged("calc.py").decode() == proposals[0].text
+        assert "???" not in proposals[0].text
+    else:  # it may refuse: then the hook has nothing to do
+        assert code == 0
+        assert repo.staged("calc.py").decode() == after
+    assert main(["hook", "run"]) == 0
+
+
+@pytest.mark.slow
+def test_partial_staging_rewrites_the_index_only(repo, renamed, capsys) -> None:
+    staged_rename(repo)
+    unstaged = ('"""Totals, unstaged."""\n' + RENAMED.split("\n", 1)[1]
+                + "\n\ndef mean(xs):\n    return total(xs) / len(xs)\n")
+    repo.write("totals.py", unstaged)
+
+    assert main(["hook", "run"]) == 1
+    assert repo.staged("totals.py").decode() == renamed.text
+    assert repo.read("totals.py") == unstaged.encode()  # every unstaged hunk, byte for byte
+    assert "index only" in capsys.readouterr().out
+
+
+def test_merge_in_progress_is_left_alone(repo, capsys) -> None:
+    repo.write("totals.py", BEFORE)
+    repo.commit()
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("totals.py", RENAMED)
+    repo.commit()
+    repo.git("checkout", "-q", "main")
+    repo.write("totals.py", BEFORE.replace("[1, 2]", "[3]"))
+    repo.commit()
+    repo.git("merge", "--no-commit", "--no-ff", "side")  # stops before committing
+    state, tree = index_state(repo), repo.read("totals.py")
+
+    assert main(["hook", "run"]) == 0
+    assert "merge is in progress" in capsys.readouterr().out
+    assert index_state(repo) == state and repo.read("totals.py") == tree
+
+
+def test_bad_files_are_skipped_with_one_line_each(repo, capsys) -> None:
+    repo.write("gone.py", "x = 1\n")
+    repo.write("old.py", "".join(f"value_{i} = {i}\n" for i in range(30)))
+    repo.commit()
+    repo.git("rm", "-q", "gone.py")
+    repo.git("mv", "old.py", "new.py")
+    repo.write("binary.py", b"\x00\x01\x02")
+    repo.write("latin.py", b"name = '\xe9'\n")
+    repo.write("huge.py", "# " + "x" * 2_000_001 + "\n")
+    repo.git("add", "binary.py", "latin.py", "huge.py")
+    state = index_state(repo)
+
+    assert main(["hook", "run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    expected = {"binary.py": "staged version: binary file", "latin.py": "not UTF-8",
+                "huge.py": "over the 2,000,000-byte cap",
+                "gone.py": "deleted", "new.py": "renamed from old.py"}
+    for path, reason in expected.items():
+        [line] = [ln for ln in out if f" {path}: skipped" in ln]
+        assert reason in line
+    assert index_state(repo) == state
+
+    assert main(["hook", "run", "gone.py", "new.py", "untracked.py"]) == 0
+    out = capsys.readouterr().out
+    assert "gone.py: skipped: deleted" in out and "untracked.py: skipped: not in the index" in out
+
+
+def test_not_a_repository_is_one_line(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    monkeypatch.chdir(tmp_path)
+    assert main(["hook", "run"]) == 2
+    err = capsys.readouterr().err
+    assert "not a git repository" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_dry_run_prints_the_diff_and_writes_nothing(repo, capsys) -> None:
+    staged_rename(repo)
+    state = index_state(repo)
+    assert main(["hook", "run", "--dry-run", "totals.py"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("--- a/totals.py\n+++ b/totals.py\n")
+    assert "+print(grand_total([1, 2]))" in out and "would rename" in out
+    assert index_state(repo) == state and repo.read("totals.py") == RENAMED.encode()
+
+
+@pytest.mark.slow
+def test_under_pre_commit_only_the_working_tree_is_written(repo, renamed, monkeypatch) -> None:
+    staged_rename(repo)
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    assert main(["hook", "run", "totals.py"]) == 1
+    assert repo.staged("totals.py") == RENAMED.encode()
+    assert repo.read("totals.py").decode() == renamed.text
+
+
+def test_config_limits_the_kinds(repo) -> None:
+    repo.write("pyproject.toml", '[tool.remask]\nkinds = ["hole", "repair"]\n')
+    staged_rename(repo)
+    assert main(["hook", "run"]) == 0
+    assert repo.staged("totals.py") == RENAMED.encode()
+
+
+def test_the_model_is_loaded_only_when_a_file_needs_it(repo, capsys) -> None:
+    repo.write("pyproject.toml", '[tool.remask]\nmodel = "no-such-model"\n')
+    repo.write("plain.py", "x = 1\n")
+    repo.commit()
+    repo.write("plain.py", "x = 2\n")
+    repo.git("add", "plain.py")
+    assert main(["hook", "run"]) == 0  # no span: the missing model is never touched
+
+    staged_rename(repo)
+    assert main(["hook", "run"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot load model" in err and "no-such-model" in err
+    assert repo.staged("totals.py") == RENAMED.encode()
+
+
+def test_bad_config_is_one_line(repo, capsys) -> None:
+    repo.write("pyproject.toml", '[tool.remask]\nkinds = ["everything"]\n')
+    staged_rename(repo)
+    assert main(["hook", "run"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown kind 'everything'" in err and len(err.strip().splitlines()) == 1
