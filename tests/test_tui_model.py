@@ -111,10 +111,16 @@ async def test_idle_typing_proposes_follow_ups_by_itself(tmp_path, engine):
     app = RemaskApp(path, SOURCE, Rewriter(engine), TuiConfig(auto_delay=0.05))
     async with app.run_test() as pilot:
         app.editor.cursor_location = (0, len("def mean(values"))
-        await pilot.press(*["backspace"] * len("values"), *"xs")
-        await pilot.pause(0.2)  # the idle timer fires and starts the worker
+        await pilot.press(*["backspace"] * len("values"))
+        await pilot.pause(0.2)  # an idle run sees the parameter half-renamed
         await finish(pilot)
-        assert app.query_one(ProposalPanel).candidate is not None
+        await pilot.press("x", "s")
+        await pilot.pause(0.2)  # the next idle run proposes the finished rename's follow-ups
+        await finish(pilot)
+        renamed = app.editor.text
+        expected = Rewriter(engine).propose(SOURCE, renamed, str(path), len("def mean(xs"))
+        shown = app.query_one(ProposalPanel).candidate
+        assert expected and shown is not None and shown.text == expected[0].text
 
 
 async def test_a_newer_edit_cancels_the_running_request(make_app):

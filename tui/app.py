@@ -107,14 +107,14 @@ class RemaskApp(App[None]):
             self._idle.stop()
         if self.config.auto_delay is not None and self.editor.text != self._before:
             self._idle = self.set_timer(self.config.auto_delay,
-                                        lambda: self.action_run("propagate"))
+                                        lambda: self.action_run("propagate", idle=True))
 
-    def action_run(self, command: str) -> None:
+    def action_run(self, command: str, idle: bool = False) -> None:
         if self._idle is not None:
             self._idle.stop()  # an explicit command replaces the pending idle propagate
         doc, editor = self.editor.document, self.editor
         req = Request(command, editor.text, self._before,
-                      doc.get_index_from_location(editor.cursor_location), str(self.path))
+                      doc.get_index_from_location(editor.cursor_location), str(self.path), idle)
         self.query_one(StatusBar).activity = f"{LABELS[command]}…"
         self.query_one(DenoiseView).begin(LABELS[command])
         self._rewrite(req)
@@ -153,7 +153,10 @@ class RemaskApp(App[None]):
             note = f"{found[0].title}: ctrl+o accept · esc reject · ctrl+n next"
         else:
             note = f"{LABELS[req.command]}: no proposal"
-            self._before = req.text  # nothing follows from that edit; don't redo it when idle
+            if not req.idle:
+                # The user asked and nothing follows: start the next "last edit" here. An idle
+                # run may have caught the edit half-typed, so it keeps the older start.
+                self._before = req.text
         status.activity = note
         self.query_one(DenoiseView).finish(note)
         self.offer(req.text, found)

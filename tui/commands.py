@@ -25,6 +25,7 @@ class Request:
     before: str  # the buffer before the last edit (for propagate)
     cursor: int  # str index of the cursor in ``text``
     path: str
+    idle: bool = False  # started by the idle timer rather than by the user
 
 
 def run_request(rewriter: Rewriter, req: Request, cancel: Callable[[], bool],
