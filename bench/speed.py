@@ -94,6 +94,39 @@ def measure(cfg: SpeedConfig, tasks: list[Task], threads: int) -> tuple[list[Tas
         return pool.submit(generate_in_child, cfg, tasks, threads).result()
 
 
+def measure_all(cfgs: list[SpeedConfig], tasks: list[Task], threads: int,
+                sandbox: SandboxConfig) -> tuple[list[dict], dict[str, list[dict]]]:
+    """Measure and judge every configuration; returns the table rows and per-task results."""
+    rows, per_config = [], {}
+    for cfg in cfgs:
+        results, peak, before = measure(cfg, tasks, threads)
+        judge_all(tasks, results, sandbox, label=f"judge {cfg.name}")
+        rows.append({"config": cfg.name, **summarize(results), "peak_rss_mib": peak,
+                     "rss_before_model_mib": before, "use_cache": cfg.use_cache,
+                     "threshold": cfg.sampler.threshold})
+        per_config[cfg.name] = [asdict(r) for r in results]
+    ar = rows[0]
+    for r in rows:
+        r["ratio_to_ar"] = _ratio(r["accepted_tokens_per_s"], ar["accepted_tokens_per_s"])
+        r["generated_ratio_to_ar"] = _ratio(r["generated_tokens_per_s"],
+                                            ar["generated_tokens_per_s"])
+    return rows, per_config
+
+
+def _notes(rows: list[dict], threads: int) -> list[str]:
+    """Say how each figure was measured, and what this run says about the claim."""
+    notes = ["accepted_tokens_per_s = tokens of passing completions / all generation seconds; "
+             "ratio_to_ar divides it by AR's",
+             "peak_rss_mib: ru_maxrss of a fresh process per configuration (python + torch + "
+             "model + decoding); rss_before_model_mib in the JSON is the same before loading",
+             f"{threads} torch thread(s); the sandbox runs outside the timed part; "
+             "cpu_s_per_task is process CPU time, steadier than latency on a shared machine"]
+    if not rows[0]["accepted_tokens_per_s"]:
+        notes.append("AR accepted no completion, so ratio_to_ar is undefined; "
+                     "generated_ratio_to_ar in the JSON compares raw generated tokens/s")
+    return [*notes, _verdict(rows)]
+
+
 def _ratio(value: float | None, base: float | None) -> float | None:
     return value / base if value is not None and base else None
 
@@ -136,30 +169,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"remask bench speed: {e}", file=sys.stderr)
         return 2
-    rows, per_config = [], {}
-    sandbox = SandboxConfig(timeout=args.timeout)
-    for cfg in configs(args.model, args.ar_model, args.threshold):
-        results, peak, before = measure(cfg, tasks, args.threads)
-        judge_all(tasks, results, sandbox, label=f"judge {cfg.name}")
-        rows.append({"config": cfg.name, **summarize(results), "peak_rss_mib": peak,
-                     "rss_before_model_mib": before, "use_cache": cfg.use_cache,
-                     "threshold": cfg.sampler.threshold})
-        per_config[cfg.name] = [asdict(r) for r in results]
-    ar = rows[0]
-    for r in rows:
-        r["ratio_to_ar"] = _ratio(r["accepted_tokens_per_s"], ar["accepted_tokens_per_s"])
-        r["generated_ratio_to_ar"] = _ratio(r["generated_tokens_per_s"],
-                                            ar["generated_tokens_per_s"])
-    notes = ["accepted_tokens_per_s = tokens of passing completions / all generation seconds; "
-             "ratio_to_ar divides it by AR's",
-             "peak_rss_mib: ru_maxrss of a fresh process per configuration (python + torch + "
-             "model + decoding); rss_before_model_mib in the JSON is the same before loading",
-             f"{args.threads} torch thread(s); the sandbox runs outside the timed part; "
-             "cpu_s_per_task is process CPU time, steadier than latency on a shared machine"]
-    if not ar["accepted_tokens_per_s"]:
-        notes.append("AR accepted no completion, so ratio_to_ar is undefined; "
-                     "generated_ratio_to_ar in the JSON compares raw generated tokens/s")
-    notes.append(_verdict(rows))
+    rows, per_config = measure_all(configs(args.model, args.ar_model, args.threshold), tasks,
+                                   args.threads, SandboxConfig(timeout=args.timeout))
+    notes = _notes(rows, args.threads)
     meta = {"split": args.split, "limit": args.limit, "threshold": args.threshold,
             "model": str(args.model), "ar_model": str(args.ar_model), "threads": args.threads,
             "sandbox_network": network_isolation(), "per_task": per_config}
