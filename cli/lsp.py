@@ -14,6 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, default=None,
                    help="model directory (default: the bundled model; the 'model' setting "
                         "overrides it)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads (default 1: on a shared 2-core machine a second thread "
+                        "contends with the editor and makes each fill several times slower)")
     p.set_defaults(func=run)
 
 
@@ -26,8 +29,12 @@ def run(args: argparse.Namespace) -> int:
         address = host, int(port)
     if args.model is not None and not args.model.is_dir():
         return fail("lsp", f"--model {args.model}: no such model directory")
-    from remask.lsp.server import server  # imports torch: only once the arguments are good
+    if args.threads < 1:
+        return fail("lsp", "--threads must be at least 1")
+    import torch  # only once the arguments are good: importing it takes seconds
+    from remask.lsp.server import server
 
+    torch.set_num_threads(args.threads)
     server.model.default = args.model
     if address is not None:
         server.start_tcp(*address)

@@ -53,20 +53,24 @@ def publish(ls: RemaskServer, state: DocState, version: int, text: str, spans: l
 
 async def analyze(state: DocState) -> None:
     """Map the latest edit to spans, publish hints, denoise proposals for that version."""
-    ls, v = server, state.version
+    ls, v, before, cursor = server, state.version, state.settled, state.cursor
     text, loop = ls.workspace.get_text_document(state.uri).source, asyncio.get_running_loop()
     live = Live(ls, ls.model.engine, state.uri, v, "propose")
 
     def work(cancel) -> Analysis:
-        spans = ls.model.spans(state.settled, text, state.path, state.cursor)
+        spans = ls.model.spans(before, text, state.path, cursor)
         loop.call_soon_threadsafe(publish, ls, state, v, text, spans)
         rw = ls.model.rewriter
-        proposals = rw.propose(state.settled, text, state.path, state.cursor, cancel=cancel,
+        proposals = rw.propose(before, text, state.path, cursor, cancel=cancel,
                                on_step=live.on_step) if rw is not None and spans else []
         return Analysis(v, text, spans, proposals)
 
     try:
         result = await ls.docs.run(work, state.stale(v))
+    except Exception as e:  # a bug below costs this analysis, never the server
+        ls.window_log_message(types.LogMessageParams(types.MessageType.Error,
+                                                     f"remask: analysis failed: {e!r}"))
+        result = None
     finally:
         live.finish()
     if result is not None and state.version != v:

@@ -34,7 +34,7 @@ def make_client() -> LanguageClient:
         c.published.append(params)  # type: ignore[attr-defined]
 
     def step(c: LanguageClient, params: Any) -> None:
-        c.steps.append(params)  # type: ignore[attr-defined]
+        c.steps.append(params._asdict())  # type: ignore[attr-defined]  # pygls: a namedtuple
 
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES,
                                    types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: diagnostics,
@@ -117,6 +117,12 @@ def apply(text: str, edits: list[types.TextEdit]) -> str:
         assert a <= b <= len(text), f"edit {a}:{b} outside a text of {len(text)} characters"
         text = text[:a] + new + text[b:]
     return text
+
+
+async def server_stats(client: LanguageClient) -> dict[str, int]:
+    """The server's counters (``remask/stats``) as a dict."""
+    result = await client.protocol.send_request_async("remask/stats", None)
+    return result._asdict()  # pygls hands untyped results over as namedtuples
 
 
 def adds_no_syntax_error(before: str, after: str) -> bool:

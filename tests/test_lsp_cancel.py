@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 import pytest_lsp
-from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos
+from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos, server_stats
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
@@ -26,12 +26,13 @@ def ask(client, msg_id: str):
     params = types.InlineCompletionParams(
         text_document=types.TextDocumentIdentifier(URI), position=pos(1, 7),
         context=types.InlineCompletionContext(types.InlineCompletionTriggerKind.Invoked))
-    return client.protocol.send_request_async(types.TEXT_DOCUMENT_INLINE_COMPLETION, params,
-                                              msg_id=msg_id)
+    # pytest-lsp's send_request_async is a coroutine: schedule it so the request goes out now.
+    return asyncio.ensure_future(client.protocol.send_request_async(
+        types.TEXT_DOCUMENT_INLINE_COMPLETION, params, msg_id=msg_id))
 
 
 async def stats(client) -> dict:
-    return await client.protocol.send_request_async("remask/stats", None)
+    return await server_stats(client)
 
 
 async def wait_for_idle(client) -> None:
@@ -50,6 +51,7 @@ async def test_cancel_request_stops_the_fill(client):
     await wait_for_idle(client)
     before = await stats(client)
     pending = ask(client, "fill-1")
+    await asyncio.sleep(0)  # the request is written before the cancel
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="fill-1"))
     with pytest.raises(JsonRpcRequestCancelled):
         await pending

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
-from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos
+from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos, server_stats
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import JsonRPCRequestMessage
@@ -29,7 +29,7 @@ async def raw_request(client, method: str, params: object, msg_id: str):
 
 
 async def still_up(client) -> None:
-    stats = await client.protocol.send_request_async("remask/stats", None)
+    stats = await server_stats(client)
     assert stats["max_rss"] > 0
 
 
@@ -55,10 +55,10 @@ async def test_unknown_document_gets_an_empty_answer(client):
     assert await client.text_document_code_action_async(types.CodeActionParams(
         doc, types.Range(pos(0, 0), pos(1, 0)), types.CodeActionContext([]))) is None
     assert await client.text_document_inline_completion_async(types.InlineCompletionParams(
-        doc, pos(0, 0), types.InlineCompletionContext(
+        text_document=doc, position=pos(0, 0), context=types.InlineCompletionContext(
             types.InlineCompletionTriggerKind.Invoked))) is None
     client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(UNKNOWN, 2),
+        types.VersionedTextDocumentIdentifier(uri=UNKNOWN, version=2),
         [types.TextDocumentContentChangeWholeDocument("x = ???\n")]))
     await still_up(client)
 

@@ -35,7 +35,7 @@ async def test_hole_hints_still_published(client):
 async def test_model_features_answer_empty(client):
     doc = types.TextDocumentIdentifier(URI)
     assert await client.text_document_inline_completion_async(types.InlineCompletionParams(
-        doc, pos(1, 14), types.InlineCompletionContext(
+        text_document=doc, position=pos(1, 14), context=types.InlineCompletionContext(
             types.InlineCompletionTriggerKind.Invoked))) is None
     assert await client.text_document_code_action_async(types.CodeActionParams(
         doc, types.Range(pos(1, 0), pos(2, 0)), types.CodeActionContext([]))) is None
