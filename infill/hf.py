@@ -101,7 +101,7 @@ class HFTokenizer:
                 virtual.append(ids[f.name])
             else:
                 ids[f.name] = int(known[f.name])
-        self.special = SpecialIds(**ids)
+        self.special, self.n_virtual = SpecialIds(**ids), len(virtual)
         usable = {self.special.expand, self.special.delete} - set(virtual)
         # never proposed: virtual ids, the tokenizer's own specials, embedding rows it can't decode
         self.banned = sorted((set(tok.all_special_ids) | set(virtual) | {mask}
@@ -111,7 +111,7 @@ class HFTokenizer:
     @property
     def vocab_size(self) -> int:
         """Logit columns the denoiser returns: the model's, then the virtual ids."""
-        return max(self.special.all()) + 1
+        return self.n_real + self.n_virtual
 
     def encode(self, text: str) -> list[int]:
         """Encode text only: a literal "[MASK]" or "<|mask|>" in a file is never a mask."""

@@ -319,3 +319,19 @@ def test_fixed_length_canvas_without_expand_and_delete(checkpoints):
     engine = load_engine(checkpoints / "bert", device="cpu")
     fill = engine.fill(PREFIX, SUFFIX, candidates=2, sampler=SamplerConfig(init_length=6))
     assert [len(t) for t in fill.tokens] == [6, 12]  # each candidate keeps its initial length
+
+
+def test_vocabulary_expand_and_delete_are_used_for_real():
+    """A DreamOn-style vocabulary has <|expand|>/<|delete|>: the sampler may propose them."""
+    from remask.infill.hf import HFTokenizer
+
+    tok = tokenizer(["<|endoftext|>", "<|mask|>", "<|expand|>", "<|delete|>"], None,
+                    eos_token="<|endoftext|>", mask_token="<|mask|>",
+                    additional_special_tokens=["<|expand|>", "<|delete|>"])
+    ada = HFTokenizer(tok, tok.mask_token_id, len(tok))
+    vocab = tok.get_vocab()
+    assert (ada.special.expand, ada.special.delete) == (vocab["<|expand|>"], vocab["<|delete|>"])
+    assert ada.special.expand not in ada.banned and ada.special.delete not in ada.banned
+    assert ada.special.mask in ada.banned and ada.special.eos in ada.banned
+    assert ada.vocab_size == len(tok) + 5  # virtual: pad, bos and the three FIM markers
+    assert ada.decode([*ada.encode("a = 1"), ada.special.delete]) == "a = 1"
