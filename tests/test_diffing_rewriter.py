@@ -1,0 +1,122 @@
+"""The Rewriter on the real bundled model: proposals touch only their spans, never the bytes the
+user typed, and never add a syntax error. The model may write junk; that is not asserted on."""
+
+from __future__ import annotations
+
+import pytest
+
+from remask.diffing.proposal import apply_edits
+from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.diffing.spans import find_change
+from remask.diffing.syntax import new_errors, parse
+from remask.infill.sampler import Cancelled, SamplerConfig
+
+SRC = '''def total(items, scale):
+    acc = 0
+    for i in range(len(items)):
+        acc += items[i] * scale
+    return acc
+
+
+def other(items):
+    return items
+
+
+print(total([1], scale=2), other([2]))
+'''
+# non-ASCII names and text, CRLF line ends and tab indentation in one file
+WIDE = SRC.replace("\n", "\r\n").replace("    ", "\t").replace("acc", "summe_ß") \
+    .replace("print(", "print('😀 grüße', ")
+
+EDITS = {
+    "rename": lambda t: t.replace("def total(items", "def total(values"),
+    "signature": lambda t: t.replace("def total(items, scale)", "def total(items, scale, bias)"),
+    "dangling": lambda t: t.replace("for i in range(len(items))", "for x in items"),
+    "repair": lambda t: t.replace("items[i] *", "items[i *"),
+    "hole": lambda t: t.replace("return items\n", "return ???\n").replace(
+        "return items\r\n", "return ???\r\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def rewriter(engine):
+    return Rewriter(engine, RewriterConfig(sampler=SamplerConfig(max_length=24, max_steps=48)))
+
+
+def check(proposal, before, after):
+    """What every proposal must satisfy, whatever the model wrote."""
+    assert apply_edits(after, proposal.edits) == proposal.text
+    for e in proposal.edits:  # bytes outside the spans are unchanged
+        assert any(s.start <= e.start and e.end <= s.end for s in proposal.spans), e
+    change = find_change(before, after)
+    if change is not None and proposal.kind != "hole":  # the typed bytes are unchanged
+        assert all(e.end <= change.start or e.start >= change.new_end for e in proposal.edits)
+    assert not new_errors(parse(before), parse(proposal.text))
+    assert len(proposal.trace.get("sources", [])) >= 1
+
+
+@pytest.mark.parametrize("source", [SRC, WIDE], ids=["ascii", "utf16-crlf-tabs"])
+@pytest.mark.parametrize("kind", list(EDITS))
+def test_propose_each_kind(rewriter, source, kind):
+    after = EDITS[kind](source)
+    assert after != source
+    spans = rewriter.spans(source, after, "x.py")
+    assert spans and {s.kind for s in spans} == {kind}
+    for p in rewriter.propose(source, after, "x.py"):
+        assert p.kind == kind
+        check(p, source, after)
+
+
+def test_rename_offers_the_typed_name_and_says_where_it_came_from(rewriter):
+    after = EDITS["rename"](SRC)
+    [p] = rewriter.propose(SRC, after, "x.py")
+    assert p.text == SRC.replace("items", "values", 3)
+    assert p.title == "Rename 2 references"
+    assert p.trace["sources"] == ["mechanical", "mechanical"]
+    assert p.trace["model_text"] in ("same", "alternative", "none")
+
+
+def test_repair_without_before(rewriter):
+    broken = EDITS["repair"](SRC)
+    p = rewriter.repair(broken, "x.py")
+    assert p is not None and p.kind == "repair"
+    assert parse(p.text).has_errors() is False
+    for e in p.edits:
+        assert any(s.start <= e.start and e.end <= s.end for s in p.spans)
+
+
+def test_repair_of_a_valid_file_is_none(rewriter):
+    assert rewriter.repair(SRC, "x.py") is None
+
+
+def test_fill_at_cursor_fills_only_the_hole(rewriter):
+    text = "def f(x):\n    pass\n\nprint(f(1))\n"
+    p = rewriter.fill_at(text, text.index("pass") + 1, "x.py")
+    if p is not None:  # the model may offer nothing that parses
+        [span] = p.spans
+        assert text[span.start:span.end] == "pass"
+        assert p.text.startswith("def f(x):\n    ") and p.text.endswith("\n\nprint(f(1))\n")
+        assert not new_errors(parse(text), parse(p.text))
+    with pytest.raises(ValueError):
+        rewriter.fill_at(text, len(text) + 1)
+
+
+def test_cancel_and_on_step(rewriter):
+    steps = []
+    after = EDITS["dangling"](SRC)
+    rewriter.propose(SRC, after, "x.py", on_step=lambda i, st: steps.append(i))
+    assert steps and steps[0] == 1
+    with pytest.raises(Cancelled):
+        rewriter.propose(SRC, after, "x.py", cancel=lambda: True)
+
+
+def test_verify_picks_a_passing_candidate_or_none(engine, tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(SRC)
+    after = EDITS["rename"](SRC)
+    ok = Rewriter(engine, RewriterConfig(verify="python m.py"))
+    bad = Rewriter(engine, RewriterConfig(verify="exit 3"))
+    [p] = ok.propose(SRC, after, str(path))
+    assert p.trace["verified"] in ("top", "alternative")
+    assert bad.propose(SRC, after, str(path)) == []
+    assert path.read_text() == SRC  # the user's file is never touched
