@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 import pytest_lsp
 from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos, wait_for
@@ -43,6 +45,16 @@ async def test_model_features_answer_empty(client):
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_setting_a_good_model_recovers(client):
+    steps = len(client.steps)
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"remask": {"model": None}}))
-    await wait_for(lambda: False) if False else None
+        settings={"remask": {"model": None}}))  # back to the bundled model
+    params = types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(URI), position=pos(1, 14),
+        context=types.InlineCompletionContext(types.InlineCompletionTriggerKind.Invoked))
+    for _ in range(300):  # the reload runs on the model thread; ask until the model answers
+        await client.text_document_inline_completion_async(params)
+        if len(client.steps) > steps:
+            break
+        await asyncio.sleep(0.1)
+    assert len(client.steps) > steps, "the bundled model never ran after the reload"
+    assert sum(m.type == types.MessageType.Error for m in client.messages) == 1
