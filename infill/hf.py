@@ -145,8 +145,9 @@ class HFDenoiser:
         model: returns an output with ``.logits`` (b, T, V) for ``input_ids`` (b, T).
         shift: logits at i predict token i+1 (Dream); otherwise token i (BERT, LLaDA).
         padded_batches: rows of different lengths share a forward pass, padded and masked
-            through ``attention_mask`` (masked LMs). Remote code may read that argument its own
-            way, so there rows are batched only with rows of the same length.
+            through ``attention_mask`` (masked LMs). Remote code reads that argument its own
+            way (Dream hands it to SDPA as a 4-D mask), so there no mask is passed and rows are
+            batched only with rows of the same length.
 
     """
 
@@ -229,6 +230,16 @@ def pick_dtype(device: torch.device) -> torch.dtype:
     return torch.float32
 
 
+def _dtype_arg(version: str, device: torch.device) -> dict[str, torch.dtype]:
+    """``from_pretrained``'s dtype keyword: ``dtype`` since 4.56, ``torch_dtype`` before.
+
+    dLLM checkpoints often pin an older transformers (Dream: 4.46), where ``dtype`` would be
+    silently ignored and an 8B model loaded in fp32, twice the memory.
+    """
+    major, minor = (int(x) for x in version.split(".")[:2])
+    return {"dtype" if (major, minor) >= (4, 56) else "torch_dtype": pick_dtype(device)}
+
+
 def _window(config: Any, tok: Any) -> int:
     """Positions the model can take: the least of the tokenizer's and the config's limits."""
     limits = [tok.model_max_length] if 0 < tok.model_max_length < 1_000_000 else []
@@ -280,7 +291,8 @@ def load_hf_denoiser(directory: Path, kind: str, device: str | None = None,
     try:
         tok = transformers.AutoTokenizer.from_pretrained(directory, **common)
         model = _model_class(kind, raw.get("auto_map", {})).from_pretrained(
-            directory, use_safetensors=True, dtype=pick_dtype(dev), **common, **placed)
+            directory, use_safetensors=True, **_dtype_arg(transformers.__version__, dev),
+            **common, **placed)
     except Exception as e:  # foreign modeling code may raise anything
         raise ValueError(f"{directory}: {type(e).__name__}: {str(e).splitlines()[0]}") from None
     if not getattr(tok, "is_fast", False) or getattr(tok, "backend_tokenizer", None) is None:

@@ -335,3 +335,14 @@ def test_vocabulary_expand_and_delete_are_used_for_real():
     assert ada.special.mask in ada.banned and ada.special.eos in ada.banned
     assert ada.vocab_size == len(tok) + 5  # virtual: pad, bos and the three FIM markers
     assert ada.decode([*ada.encode("a = 1"), ada.special.delete]) == "a = 1"
+
+
+def test_dtype_keyword_follows_the_transformers_version():
+    """Older transformers (pinned by dLLM checkpoints) would ignore ``dtype`` and load fp32."""
+    from remask.infill.hf import _dtype_arg
+
+    cpu = torch.device("cpu")
+    assert _dtype_arg("4.46.2", cpu) == {"torch_dtype": torch.float32}
+    assert _dtype_arg("5.23.0", cpu) == {"dtype": torch.float32}
+    engine = load_engine(Path(__file__).parents[1] / "infill" / "bundled", device="cpu")
+    assert engine.name == "bundled"  # remask's own format still loads, on the CPU
