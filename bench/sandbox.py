@@ -144,16 +144,15 @@ def run_program(source: str, cfg: SandboxConfig | None = None) -> Outcome:
             try:
                 code = proc.wait(timeout=cfg.timeout)
             except subprocess.TimeoutExpired:
-                _kill_group(proc)
                 return Outcome("timeout", f"killed after {cfg.timeout:g}s",
                                time.perf_counter() - t0)
             finally:
-                _kill_group(proc)  # children the program left behind
+                _kill_group(proc)  # on timeout, and any children the program left behind
         tail = (work / "stderr").read_bytes()[-4096:].decode("utf-8", "replace")
     lines = [ln for ln in tail.splitlines() if ln.strip()]
     detail = lines[-1] if lines else ("" if code == 0 else f"exit code {code}")
-    if code in (-signal.SIGXCPU, -signal.SIGKILL):
-        detail = f"killed by the CPU limit ({cfg.cpu_seconds}s)"
+    if code in (-signal.SIGXCPU, -signal.SIGKILL):  # the kernel's answer to RLIMIT_CPU
+        detail = f"killed by {signal.Signals(-code).name} (CPU limit {cfg.cpu_seconds}s)"
     return Outcome("passed" if code == 0 else "failed", detail, time.perf_counter() - t0)
 
 
