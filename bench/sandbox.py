@@ -16,7 +16,8 @@ The network is cut one of two ways, reported by :func:`network_isolation`:
   not against code written to escape it.
 
 This contains accidents (infinite loops, memory blow-ups, fork storms, big files, stray network
-calls); it is not a jail: the program can still read files its user can read.
+calls); it is not a jail: the program can still open any file its user can (run as root, that
+is every file), only the calls listed in the prelude are refused.
 """
 
 from __future__ import annotations
