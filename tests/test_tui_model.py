@@ -140,3 +140,23 @@ async def test_a_newer_edit_cancels_the_running_request(make_app):
         assert app.query_one(StatusBar).latency is None  # the stale result was never shown
         assert "cancelled" in app.query_one(StatusBar).activity
         assert app.editor.text == SOURCE.replace("len(values)\n", "len(valuesx\n", 1)
+
+
+async def test_fill_at_cursor_shows_what_the_rewriter_fills(tmp_path, engine):
+    text = SOURCE.replace("    return total / len(values)", "    return ???")
+    path = tmp_path / "mod.py"
+    path.write_text(text)
+    app = RemaskApp(path, text, Rewriter(engine), TuiConfig(auto_delay=None))
+    async with app.run_test() as pilot:
+        row = text.splitlines().index("    return ???")
+        app.editor.cursor_location = (row, len("    return ?"))
+        await pilot.press("ctrl+f")
+        await finish(pilot)
+        assert_run_was_shown(app)
+        cursor = text.index("???") + 1
+        expected = Rewriter(engine).fill_at(text, cursor, str(path))
+        shown = app.query_one(ProposalPanel).candidate
+        assert (shown and shown.text) == (expected and expected.text)
+        await pilot.press("ctrl+o")  # applies the fill, or does nothing when there is none
+        await pilot.pause()
+        assert app.editor.text == (expected.text if expected else text)

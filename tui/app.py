@@ -80,7 +80,8 @@ class RemaskApp(App[None]):
                 yield ProposalPanel(id="proposal")
                 yield DenoiseView(engine.decode_tokens, engine.tokenizer.special.mask,
                                   id="denoise")
-        yield StatusBar(str(self.path), engine.name, id="status")
+        kind = "diffusion" if engine.is_diffusion else "AR"
+        yield StatusBar(str(self.path), f"{engine.name} ({kind})", id="status")
         yield Footer()
 
     @property

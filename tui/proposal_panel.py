@@ -82,7 +82,7 @@ class ProposalPanel(VerticalScroll):
         out.append(f"{p.title}  ({self._index + 1}/{len(self._cands)})\n",
                    style=style("diff--title"))
         for s in p.spans:
-            out.append(f"line {c.base.count(chr(10), 0, s.start) + 1}: {s.reason}\n")
+            out.append(f"· {s.reason}\n")
         for line in difflib.unified_diff(c.base.splitlines(), c.text.splitlines(),
                                          "current", "proposed", n=2, lineterm=""):
             if line.startswith(("---", "+++")):
@@ -90,3 +90,4 @@ class ProposalPanel(VerticalScroll):
             kind = {"+": "diff--add", "-": "diff--del", "@": "diff--hunk"}.get(line[:1])
             out.append(line + "\n", style=style(kind) if kind else "")
         self.query_one("#diff", Static).update(out)
+        self.scroll_home(animate=False)
