@@ -243,15 +243,22 @@ class Rewriter:
                 ms, me = span.start + mshift, span.end + mshift
                 model_text = model_text[:ms] + model.text + model_text[me:]
                 mshift += len(model.text) - (me - ms)
-        if current == text or new_errors(baseline, parse(current, path)):
+        strict = python_ok(text, path, None)
+        if current == text or not self._keeps_syntax(baseline, current, path, strict):
             return None
         alts = [model_text] if model_text not in (text, current) and \
-            not new_errors(baseline, parse(model_text, path)) else []
+            self._keeps_syntax(baseline, model_text, path, strict) else []
         model_only = "same" if model_text == current else "alternative" if alts else "none"
         trace = {**merge_traces(traces), "sources": sources, "model_agrees": agree,
                  "model_text": model_only}
         return Proposal(kind, title(kind, len(done)), done, current,
                         minimal_edits(text, current), alts, trace)
+
+    @staticmethod
+    def _keeps_syntax(baseline: Document, text: str, path: str | None, strict: bool) -> bool:
+        """No new tree-sitter error and, when the input satisfied Python's parser, still so."""
+        return not new_errors(baseline, parse(text, path)) and \
+            (not strict or python_ok(text, path, None))
 
     def _choices(self, text: str, s: int, e: int, span: Span, baseline: Document,
                  path: str | None, cancel: Cancel, on_step: OnStep
@@ -261,15 +268,17 @@ class Rewriter:
         Mechanical candidates that validate come first (the edit determines them); the
         model's candidates follow by score.
         """
+        strict = python_ok(text, path, None)
         mech = [m for m in dict.fromkeys(span.mechanical)
-                if not new_errors(baseline, parse(text[:s] + m + text[e:], path))]
+                if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
         res = self.denoise_span(text, s, e, path, before=baseline,
                                 sampler=self._sampler_for(span, text[s:e]), cancel=cancel,
                                 on_step=on_step)
         pool = list(dict.fromkeys(mech + res.candidates))
         scores = dict(zip(pool, score_middles(self.engine, text[:s], text[e:], pool),
                           strict=True))
-        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates),
+        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates
+                        if not strict or python_ok(text[:s] + m + text[e:], path, None)),
                        key=lambda c: -c.score)
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]

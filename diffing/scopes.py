@@ -11,8 +11,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .edits import ast_offset, line_starts
+from .flow import webs
 
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -80,10 +82,24 @@ class ScopeIndex:
     def references(self, occ: Occurrence) -> list[Occurrence]:
         """Every occurrence of the same binding, ``occ`` included, in file order.
 
-        Class members and attributes are linked both ways (``self.x`` and a class-level ``x``),
-        because attribute access can't be resolved statically; parameters take in the
-        keyword arguments of calls to their function.
+        Within one body, a rebinding of the name that reaches none of the same uses is
+        another variable (:mod:`.flow`): ``for cls in cls`` renames only the second ``cls``
+        with the parameter. Class members and attributes are linked both ways (``self.x``
+        and a class-level ``x``), because attribute access can't be resolved statically;
+        parameters take in the keyword arguments of calls to their function.
         """
+        refs = self._scope_references(occ)
+        web = self._webs.get(occ.start) if occ.key[0] == "name" else None
+        same = [r for r in refs if r.key == occ.key]
+        if web is None or any(r.start not in self._webs for r in same):
+            return refs  # used from a nested scope, or not analyzable: the scope decides
+        return [r for r in refs if r.key != occ.key or self._webs[r.start] == web]
+
+    @cached_property
+    def _webs(self) -> dict[int, tuple[int, int]]:
+        return webs(self.text)
+
+    def _scope_references(self, occ: Occurrence) -> list[Occurrence]:
         keys = {occ.key}
         if occ.key[0] == "attr" or self._is_member(occ):
             keys.add(("attr", occ.name))

@@ -122,3 +122,18 @@ def test_spans_never_cover_typed_bytes(pos, typed, cut):
         assert 0 <= s.start <= s.end <= len(after)
         if change is not None and change.start < change.new_end and after[s.start:s.end] != "???":
             assert s.end <= change.start or s.start >= change.new_end, (s, change)
+
+
+def test_rebinding_in_one_body_is_another_variable():
+    before = ("def f(cls, e):\n    if isinstance(cls, tuple):\n        for cls in cls:\n"
+              "            print(cls)\n    try:\n        g(e)\n    except ValueError as e:\n"
+              "        raise e\n    return cls\n")
+    after = before.replace("def f(cls", "def f(base")
+    got = [(after[s.start:s.end], after.count("\n", 0, s.start) + 1)
+           for s in affected_spans(before, after)]
+    # line 3's loop variable and line 4's use of it are another variable; line 9 is reached
+    # by both the parameter and the loop variable, so it joins them
+    assert ("cls", 2) in got and ("cls", 3) in got and ("cls", 9) in got
+    after = before.replace("except ValueError as e", "except ValueError as err")
+    got = [after.count("\n", 0, s.start) + 1 for s in affected_spans(before, after)]
+    assert got == [8]  # only the handler's use; the parameter e is untouched
