@@ -1,0 +1,131 @@
+--- remask for Neovim (>= 0.11): the `remask lsp` server on Neovim's own LSP client.
+---
+--- `setup()` registers the server with `vim.lsp.config` / `vim.lsp.enable`; hints, quick fixes
+--- (`gra`) and `$/progress` then work as for any server. What remask adds on top:
+---   :RemaskFill    ask for the fill of the hole at the cursor (`???`, an empty body, the rest
+---                  of the line) and apply it; works without Neovim 0.12's inline completion
+---   :RemaskRepair  apply the "Repair statement" quick fix for the current line (or a range)
+--- and, with `live = true`, the provisional text of each denoising step (`remask/denoiseStep`)
+--- as virtual text at the end of the cursor's line.
+local M = {}
+
+local NAME = "remask"
+local INVOKED = 1 -- InlineCompletionTriggerKind.Invoked (LSP 3.18; not in Neovim 0.11's tables)
+local live_ns = vim.api.nvim_create_namespace("remask.live")
+
+--- @class remask.Opts
+--- @field cmd? string[] the server command (default: { "remask", "lsp" })
+--- @field filetypes? string[] (default: { "python" })
+--- @field root_markers? string[] (default: pyproject.toml, setup.py, .git)
+--- @field settings? table server settings in the server's spelling: model, debounceMs,
+---   commitThreshold, spanCap, candidates, kinds (sent as initializationOptions)
+--- @field live? boolean show denoising steps as virtual text (default: true)
+--- @field inline_completion? boolean turn on vim.lsp.inline_completion where it exists
+---   (Neovim >= 0.12; default: true)
+local defaults = {
+  cmd = { "remask", "lsp" },
+  filetypes = { "python" },
+  root_markers = { "pyproject.toml", "setup.py", ".git" },
+  settings = {},
+  live = true,
+  inline_completion = true,
+}
+
+local function notify(msg, level)
+  vim.notify("remask: " .. msg, level or vim.log.levels.INFO)
+end
+
+--- @return vim.lsp.Client?
+local function client_for(bufnr)
+  return vim.lsp.get_clients({ bufnr = bufnr, name = NAME })[1]
+end
+
+--- `remask/denoiseStep`: show the span's provisional text while it is denoised, then clear it.
+local function on_denoise_step(_, params)
+  local bufnr = vim.uri_to_bufnr(params.uri)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(bufnr, live_ns, 0, -1)
+  local win = vim.fn.bufwinid(bufnr)
+  if params.masked == 0 or win == -1 or params.version ~= vim.lsp.util.buf_versions[bufnr] then
+    return
+  end
+  local row = vim.api.nvim_win_get_cursor(win)[1] - 1
+  local text = params.text:gsub("%s+", " ")
+  vim.api.nvim_buf_set_extmark(bufnr, live_ns, row, 0, {
+    virt_text = { { ("remask %s · %d masked: %s"):format(params.kind, params.masked, text),
+      "Comment" } },
+    virt_text_pos = "eol",
+  })
+end
+
+--- Fill the hole at the cursor: request `textDocument/inlineCompletion` and apply the first
+--- item, unless the buffer changed while the model worked.
+function M.fill()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return notify("not attached to this buffer", vim.log.levels.WARN)
+  end
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+  params.context = { triggerKind = INVOKED }
+  client:request("textDocument/inlineCompletion", params, function(err, result, ctx)
+    if err then
+      return notify(err.message, vim.log.levels.ERROR)
+    end
+    local items = vim.tbl_filter(function(item)
+      return type(item.insertText) == "string"
+    end, result and (result.items or result) or {})
+    if #items == 0 then
+      return notify("no fill here")
+    end
+    if ctx.version ~= vim.lsp.util.buf_versions[bufnr] then
+      return notify("the buffer changed while filling; try again")
+    end
+    local item = items[1]
+    local range = item.range or { start = params.position, ["end"] = params.position }
+    vim.lsp.util.apply_text_edits({ { range = range, newText = item.insertText } }, bufnr,
+      client.offset_encoding)
+  end, bufnr)
+end
+
+--- Apply remask's "Repair statement" quick fix for lines line1..line2 (1-based).
+--- Neovim applies the action's versioned edit only to the version it was computed for.
+function M.repair(line1, line2)
+  local last = vim.api.nvim_buf_get_lines(0, line2 - 1, line2, true)[1]
+  vim.lsp.buf.code_action({
+    context = { only = { "quickfix" } },
+    filter = function(action)
+      return type(action.data) == "table" and action.data.kind == "repair"
+    end,
+    apply = true,
+    range = { start = { line1, 0 }, ["end"] = { line2, math.max(#last - 1, 0) } },
+  })
+end
+
+--- @param opts? remask.Opts
+function M.setup(opts)
+  opts = vim.tbl_deep_extend("force", defaults, opts or {})
+  vim.lsp.config(NAME, {
+    cmd = opts.cmd,
+    filetypes = opts.filetypes,
+    root_markers = opts.root_markers,
+    init_options = opts.settings,
+    handlers = opts.live and { ["remask/denoiseStep"] = on_denoise_step } or {},
+    on_attach = function(client, bufnr)
+      -- Neovim 0.12's ghost-text inline completion; on 0.11 :RemaskFill does the same on demand
+      if opts.inline_completion and vim.lsp.inline_completion then
+        vim.lsp.inline_completion.enable(true, { bufnr = bufnr, client_id = client.id })
+      end
+    end,
+  })
+  vim.lsp.enable(NAME)
+  vim.api.nvim_create_user_command("RemaskFill", M.fill,
+    { desc = "remask: fill the hole at the cursor" })
+  vim.api.nvim_create_user_command("RemaskRepair", function(cmd)
+    M.repair(cmd.line1, cmd.line2)
+  end, { range = true, desc = "remask: repair the statement on these lines" })
+end
+
+return M

@@ -1,0 +1,118 @@
+"""A real headless Neovim with the remask plugin as the LSP client of the real ``remask lsp``.
+
+Each test opens a file, makes an edit the way a user would (Neovim sends it as an incremental
+``didChange``), runs the plugin's command, and checks the buffer against the server's own answer
+for that version: the edit Neovim applied is exactly the one the server sent, and the file
+parses afterwards. What the model writes is not asserted, only that it lands as sent.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from lsp_support import apply
+from lsprotocol import types
+from nvim_support import Nvim, requires_nvim
+from pygls.protocol import default_converter
+
+pytestmark = [requires_nvim, pytest.mark.slow]
+
+CONVERTER = default_converter()
+# Deleting the ")" breaks the call statement; the server's repair of it is a closer, which
+# diffing offers mechanically (no model needed), so an action is always there to apply.
+SOURCE = "def total(xs):\n    return sum(xs)\n\n\nx = total([1, 2])\nprint(x)\n"
+BROKEN_LINE = 4
+HOLE_SOURCE = "def area(w, h):\n    # TODO: \n    return w * h\n"
+
+
+@pytest.fixture
+def nvim(tmp_path, request):
+    path = tmp_path / "example.py"
+    path.write_text(request.param)
+    editor = Nvim(tmp_path, path)
+    yield editor
+    editor.close()
+
+
+def edits_of(action: dict) -> tuple[types.OptionalVersionedTextDocumentIdentifier,
+                                    list[types.TextEdit]]:
+    change = CONVERTER.structure(action["edit"], types.WorkspaceEdit).document_changes
+    assert change is not None and len(change) == 1, action
+    return change[0].text_document, change[0].edits
+
+
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_remask_repair_applies_the_servers_versioned_edit(nvim):
+    nvim.attached()
+    row = BROKEN_LINE
+    col = SOURCE.splitlines()[row].index(")")
+    nvim.lua("local row, col = ... vim.api.nvim_win_set_cursor(0, { row + 1, col }) "
+             "vim.api.nvim_buf_set_text(0, row, col, row, col + 1, { '' })", row, col)
+    broken, version = nvim.text(), nvim.version()
+    assert broken == SOURCE.replace("2])", "2]")
+
+    actions = nvim.request("textDocument/codeAction", {
+        "textDocument": {"uri": nvim.uri()},
+        "range": {"start": {"line": row, "character": 0}, "end": {"line": row + 1,
+                                                                 "character": 0}},
+        "context": {"diagnostics": []}})
+    repairs = [a for a in actions or [] if (a.get("data") or {}).get("kind") == "repair"]
+    assert len(repairs) == 1, actions
+    doc, edits = edits_of(repairs[0])
+    assert doc.version == version and doc.uri.endswith("/example.py")
+
+    nvim.lua("vim.cmd('RemaskRepair')")
+    after = nvim.wait_text_change(broken)
+    assert after == apply(broken, edits)  # exactly the server's edit, nothing else moved
+    ast.parse(after)
+    assert after.splitlines()[:row] == broken.splitlines()[:row]
+    assert after.splitlines()[row + 1:] == broken.splitlines()[row + 1:]
+    assert nvim.version() > version
+
+
+@pytest.mark.parametrize("nvim", [HOLE_SOURCE], indirect=True)
+def test_remask_fill_replaces_the_typed_hole(nvim):
+    nvim.attached()
+    row, col = 1, len(HOLE_SOURCE.splitlines()[1])
+    nvim.lua("local row, col = ... vim.api.nvim_buf_set_text(0, row, col, row, col, { '???' }) "
+             "vim.api.nvim_win_set_cursor(0, { row + 1, col + 1 })", row, col)
+    typed = nvim.text()
+    assert typed.splitlines()[row] == "    # TODO: ???"
+
+    result = nvim.request("textDocument/inlineCompletion", {
+        "textDocument": {"uri": nvim.uri()},
+        "position": {"line": row, "character": col + 3},  # ASCII: the same in every encoding
+        "context": {"triggerKind": 1}})  # Invoked
+    items = result["items"] if isinstance(result, dict) else result
+    assert items, "a hole in a comment always has a fill"
+    first = CONVERTER.structure(items[0], types.InlineCompletionItem)
+    assert isinstance(first.insert_text, str) and first.range is not None
+
+    nvim.lua("vim.cmd('RemaskFill')")
+    after = nvim.wait_text_change(typed)
+    assert after == apply(typed, [types.TextEdit(first.range, first.insert_text)])
+    assert "???" not in after.splitlines()[row]
+    assert after.splitlines()[:row] == typed.splitlines()[:row]
+    ast.parse(after)
+
+
+LIVE = ("local text, masked, stale = ... "
+        "local buf = vim.api.nvim_get_current_buf() "
+        "local version = vim.lsp.util.buf_versions[buf] "
+        "local step = vim.lsp.config.remask.handlers['remask/denoiseStep'] "
+        "step(nil, { uri = vim.uri_from_bufnr(buf), version = stale and -1 or version, "
+        "  kind = 'fill', step = 3, text = text, "
+        "  masked = masked }, {}) "
+        "local marks = vim.api.nvim_buf_get_extmarks(buf, vim.api.nvim_create_namespace("
+        "  'remask.live'), 0, -1, { details = true }) "
+        "return vim.tbl_map(function(m) return { m[2], m[4].virt_text[1][1] } end, marks)")
+
+
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_denoise_steps_show_live_at_the_cursor_line_until_done(nvim):
+    nvim.lua("vim.api.nvim_win_set_cursor(0, { 5, 0 })")
+    shown = nvim.lua(LIVE, "x = total(\n░░", 2, False)
+    assert shown == [[4, "remask fill · 2 masked: x = total( ░░"]]  # one line, at the cursor
+    assert nvim.lua(LIVE, "x = total([1])", 0, False) == []  # done: cleared
+    assert nvim.lua(LIVE, "x = 1", 1, True) == []  # a step for an older version is not shown
