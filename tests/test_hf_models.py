@@ -244,6 +244,7 @@ def test_logit_alignment_shifted_or_not(checkpoints, module_cache, model_type):
     assert processed == len(tok.encode(PREFIX)) * 2 + L + 4  # one pass per length
 
 
+@pytest.mark.slow
 def test_cli_fill_masked_lm_end_to_end(checkpoints, tmp_path):
     src = tmp_path / "area.py"
     src.write_text(SOURCE, encoding="utf-8", newline="")
@@ -257,6 +258,7 @@ def test_cli_fill_masked_lm_end_to_end(checkpoints, tmp_path):
     assert src.read_text(encoding="utf-8") == SOURCE
 
 
+@pytest.mark.slow
 def test_cli_refuses_remote_code_without_the_flag(checkpoints, tmp_path):
     src = tmp_path / "area.py"
     src.write_text(SOURCE)
@@ -268,6 +270,7 @@ def test_cli_refuses_remote_code_without_the_flag(checkpoints, tmp_path):
     assert not (tmp_path / "modules").exists()  # the modeling file was never imported
 
 
+@pytest.mark.slow
 def test_cli_fill_remote_code_end_to_end(checkpoints, tmp_path):
     src = tmp_path / "area.py"
     src.write_text(SOURCE)
