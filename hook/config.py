@@ -16,9 +16,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from remask.diffing.rewriter import RewriterConfig
+from remask.diffing.spans import KINDS as _KINDS
 
-KINDS: frozenset[str] = RewriterConfig().kinds
+KINDS: frozenset[str] = frozenset(_KINDS)
 
 
 class ConfigError(ValueError):

@@ -24,13 +24,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import git
 from remask.diffing.files import SourceError, atomic_write, check_source
 from remask.diffing.proposal import Proposal, TextEdit, apply_edits
-from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.diffing.spans import affected_spans
-from remask.infill.engine import load_engine
 
 from .config import ConfigError, HookConfig, load_config
 from .staged import (
@@ -47,6 +46,10 @@ from .staged import (
     write_index,
 )
 
+if TYPE_CHECKING:
+    from remask.diffing.rewriter import Rewriter
+
+_UNSTASHED = "skipped: the working tree differs from the index (pre-commit did not stash it)"
 _SKIPPED_STATUS = {"D": "deleted", "U": "unmerged (resolve the conflict first)"}
 
 
@@ -128,6 +131,8 @@ def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_ru
     """Propose follow-ups of this commit's edit to one file and write the result."""
     after = check_source(staged.data, "staged version")
     before = "" if staged.head is None else check_source(staged.head, "HEAD's version")
+    if not index and not dry_run and not worktree_matches(repo, staged):
+        return Outcome(staged.path, _UNSTASHED)  # nothing could be written: spare the model
     proposals = rewriter.propose(before, after, staged.path)
     new, applied = _combine(after, proposals)
     if not applied:
@@ -135,10 +140,9 @@ def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_ru
     what = "; ".join(p.title for p in applied)
     if dry_run:
         return Outcome(staged.path, f"would {what[0].lower()}{what[1:]}", after, new)
-    clean = worktree_matches(repo, staged)
+    clean = worktree_matches(repo, staged)  # again: the user may have saved meanwhile
     if not index and not clean:
-        return Outcome(staged.path, "skipped: the working tree differs from the index "
-                       "(pre-commit did not stash it)")
+        return Outcome(staged.path, _UNSTASHED)
     try:
         if index:
             write_index(repo, staged, new.encode("utf-8"))
@@ -168,24 +172,31 @@ def _combine(text: str, proposals: list[Proposal]) -> tuple[str, list[Proposal]]
 
 
 class _LazyRewriter:
-    """The run's one Rewriter, whose model is loaded the first time a file has a span."""
+    """The run's one Rewriter, built the first time a file has a span to denoise.
+
+    Most commits need no model, and importing torch alone takes seconds, so neither the model
+    nor the modules that need torch are loaded before then.
+    """
 
     def __init__(self, config: HookConfig) -> None:
-        self.model_dir = config.model
-        self.config = RewriterConfig(marker=config.marker, kinds=config.kinds)
+        self.config = config
         self._rewriter: Rewriter | None = None
 
     def propose(self, before: str, after: str, path: str) -> list[Proposal]:
-        cfg = self.config
-        if not affected_spans(before, after, path, kinds=cfg.kinds, marker=cfg.marker,
-                              cap=cfg.span_cap):
+        c = self.config
+        if not affected_spans(before, after, path, kinds=c.kinds, marker=c.marker):
             return []  # the Rewriter would find no span either: no model needed
+        return self._load().propose(before, after, path)
+
+    def _load(self) -> Rewriter:
         if self._rewriter is None:
+            from remask.diffing.rewriter import Rewriter, RewriterConfig
+            from remask.infill.engine import load_engine
+
             try:
-                engine = load_engine(self.model_dir)
+                engine = load_engine(self.config.model)
             except ValueError as e:
                 raise ConfigError(f"cannot load model: {e}") from None
-            self.config = RewriterConfig(marker=cfg.marker, kinds=cfg.kinds,
-                                         sampler=engine.sampler)
-            self._rewriter = Rewriter(engine, self.config)
-        return self._rewriter.propose(before, after, path)
+            self._rewriter = Rewriter(engine, RewriterConfig(
+                marker=self.config.marker, kinds=self.config.kinds, sampler=engine.sampler))
+        return self._rewriter

@@ -4,9 +4,29 @@ from __future__ import annotations
 
 import os
 import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
+from remask.diffing.proposal import Proposal
+from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.infill.engine import Engine
+
+# A commit that renames a function and leaves two of its call sites behind.
+BEFORE = '''"""Totals."""
+
+
+def total(xs):
+    return sum(xs)
+
+
+def report(xs):
+    return f"total: {total(xs)}"
+
+
+print(total([1, 2]))
+'''
+RENAMED = BEFORE.replace("def total", "def grand_total")
 
 # Variables a surrounding git (say, this project's own hook running pytest) would leak into
 # the temp repositories.
@@ -42,9 +62,25 @@ class GitRepo:
         return subprocess.run(["git", "show", f":{path}"], cwd=self.root, check=True,
                               capture_output=True).stdout
 
+    def stage_rename(self) -> None:
+        """Commit BEFORE as totals.py, then stage RENAMED over it."""
+        self.write("totals.py", BEFORE)
+        self.commit()
+        self.write("totals.py", RENAMED)
+        self.git("add", "totals.py")
+
     def commit(self, *paths: str, message: str = "commit") -> None:
         self.git("add", *(paths or (".",)))
         self.git("commit", "-q", "--no-verify", "-m", message)
+
+
+@cache
+def rename_proposal(engine: Engine) -> Proposal:
+    """What the Rewriter proposes for BEFORE -> RENAMED: the hook must write exactly this."""
+    rewriter = Rewriter(engine, RewriterConfig(sampler=engine.sampler))
+    [proposal] = rewriter.propose(BEFORE, RENAMED, "totals.py")
+    assert proposal.kind == "rename" and proposal.text != RENAMED
+    return proposal
 
 
 def make_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:

@@ -11,25 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hook_repo import GitRepo, make_repo
+from hook_repo import BEFORE, RENAMED, GitRepo, make_repo, rename_proposal
 from remask.cli import main
 from remask.diffing.proposal import Proposal
 from remask.diffing.rewriter import Rewriter, RewriterConfig
-
-BEFORE = '''"""Totals."""
-
-
-def total(xs):
-    return sum(xs)
-
-
-def report(xs):
-    return f"total: {total(xs)}"
-
-
-print(total([1, 2]))
-'''
-RENAMED = BEFORE.replace("def total", "def grand_total")
 
 
 @pytest.fixture
@@ -42,19 +27,9 @@ def rewriter(engine) -> Rewriter:
     return Rewriter(engine, RewriterConfig(sampler=engine.sampler))
 
 
-@pytest.fixture(scope="module")
-def renamed(rewriter) -> Proposal:
-    """What the Rewriter proposes for the staged rename: the hook must write exactly this."""
-    [proposal] = rewriter.propose(BEFORE, RENAMED, "totals.py")
-    assert proposal.kind == "rename" and proposal.text != RENAMED
-    return proposal
-
-
-def staged_rename(repo: GitRepo) -> None:
-    repo.write("totals.py", BEFORE)
-    repo.commit()
-    repo.write("totals.py", RENAMED)
-    repo.git("add", "totals.py")
+@pytest.fixture
+def renamed(engine) -> Proposal:
+    return rename_proposal(engine)
 
 
 def index_state(repo: GitRepo) -> str:
@@ -63,19 +38,17 @@ def index_state(repo: GitRepo) -> str:
 
 @pytest.mark.slow
 def test_rename_call_sites_are_updated_in_the_index(repo, renamed, capsys) -> None:
-    staged_rename(repo)
-    proposal = renamed
-
+    repo.stage_rename()
     assert main(["hook", "run"]) == 1
-    assert repo.staged("totals.py").decode() == proposal.text
-    assert repo.read("totals.py").decode() == proposal.text  # nothing unstaged: tree follows
+    assert repo.staged("totals.py").decode() == renamed.text
+    assert repo.read("totals.py").decode() == renamed.text  # nothing unstaged: tree follows
     out = capsys.readouterr().out
     assert "totals.py: Rename" in out and "index and working tree" in out
 
     state = index_state(repo)
     assert main(["hook", "run"]) == 0  # the second run has nothing left to do
     assert index_state(repo) == state
-    assert repo.read("totals.py").decode() == proposal.text
+    assert repo.read("totals.py").decode() == renamed.text
 
 
 @pytest.mark.slow
@@ -101,7 +74,7 @@ def test_a_hole_is_filled_as_the_rewriter_proposes(repo, rewriter) -> None:
 
 @pytest.mark.slow
 def test_partial_staging_rewrites_the_index_only(repo, renamed, capsys) -> None:
-    staged_rename(repo)
+    repo.stage_rename()
     unstaged = ('"""Totals, unstaged."""\n' + RENAMED.split("\n", 1)[1]
                 + "\n\ndef mean(xs):\n    return total(xs) / len(xs)\n")
     repo.write("totals.py", unstaged)
@@ -166,7 +139,7 @@ def test_not_a_repository_is_one_line(tmp_path, monkeypatch, capsys) -> None:
 
 @pytest.mark.slow
 def test_dry_run_prints_the_diff_and_writes_nothing(repo, capsys) -> None:
-    staged_rename(repo)
+    repo.stage_rename()
     state = index_state(repo)
     assert main(["hook", "run", "--dry-run", "totals.py"]) == 1
     out = capsys.readouterr().out
@@ -177,16 +150,27 @@ def test_dry_run_prints_the_diff_and_writes_nothing(repo, capsys) -> None:
 
 @pytest.mark.slow
 def test_under_pre_commit_only_the_working_tree_is_written(repo, renamed, monkeypatch) -> None:
-    staged_rename(repo)
+    repo.stage_rename()
     monkeypatch.setenv("PRE_COMMIT", "1")
     assert main(["hook", "run", "totals.py"]) == 1
     assert repo.staged("totals.py") == RENAMED.encode()
     assert repo.read("totals.py").decode() == renamed.text
 
 
+def test_under_pre_commit_unstashed_work_is_skipped(repo, monkeypatch, capsys) -> None:
+    """``pre-commit run --all-files`` does not stash: the working tree is the user's."""
+    repo.stage_rename()
+    repo.write("totals.py", RENAMED + "# more\n")
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    assert main(["hook", "run", "totals.py"]) == 0
+    assert "did not stash" in capsys.readouterr().out
+    assert repo.read("totals.py") == (RENAMED + "# more\n").encode()
+    assert repo.staged("totals.py") == RENAMED.encode()
+
+
 def test_config_limits_the_kinds(repo) -> None:
     repo.write("pyproject.toml", '[tool.remask]\nkinds = ["hole", "repair"]\n')
-    staged_rename(repo)
+    repo.stage_rename()
     assert main(["hook", "run"]) == 0
     assert repo.staged("totals.py") == RENAMED.encode()
 
@@ -199,7 +183,7 @@ def test_the_model_is_loaded_only_when_a_file_needs_it(repo, capsys) -> None:
     repo.git("add", "plain.py")
     assert main(["hook", "run"]) == 0  # no span: the missing model is never touched
 
-    staged_rename(repo)
+    repo.stage_rename()
     assert main(["hook", "run"]) == 2
     err = capsys.readouterr().err
     assert "cannot load model" in err and "no-such-model" in err
@@ -208,7 +192,7 @@ def test_the_model_is_loaded_only_when_a_file_needs_it(repo, capsys) -> None:
 
 def test_bad_config_is_one_line(repo, capsys) -> None:
     repo.write("pyproject.toml", '[tool.remask]\nkinds = ["everything"]\n')
-    staged_rename(repo)
+    repo.stage_rename()
     assert main(["hook", "run"]) == 2
     err = capsys.readouterr().err
     assert "unknown kind 'everything'" in err and len(err.strip().splitlines()) == 1
