@@ -149,7 +149,7 @@ class RemaskApp(App[None]):
             return  # computed for an older buffer
         status = self.query_one(StatusBar)
         status.latency = seconds
-        status.passes = sum(p.trace.get("forward_passes", 0) for p in found) or steps
+        status.passes = sum(p.trace.get("forward_passes", 0) for p in found) or steps or None
         if found:
             note = f"{found[0].title}: ctrl+o accept · esc reject · ctrl+n next"
         else:
