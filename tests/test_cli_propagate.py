@@ -1,0 +1,85 @@
+"""``remask propagate BEFORE AFTER`` end to end through ``main`` with the real bundled model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from remask.cli import main
+
+BEFORE = ("def total(items, scale):\n    return sum(items) * scale\n\n\n"
+          "def other(items):\n    return items\n\n\nprint(total([1], scale=2))\n")
+
+
+def run(capsys, *argv):
+    code = main(["propagate", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    before, after = tmp_path / "before.py", tmp_path / "after.py"
+    before.write_text(BEFORE)
+    after.write_text(BEFORE.replace("def total(items", "def total(values"))
+    return before, after
+
+
+def test_rename_diff_and_write(files, capsys):
+    before, after = files
+    code, out, err = run(capsys, before, after)
+    assert code == 0, err
+    assert "+    return sum(values) * scale" in out
+    assert "def other(items)" in after.read_text()  # not written without --write
+    code, _, _ = run(capsys, before, after, "--write")
+    assert code == 0
+    assert after.read_text() == BEFORE.replace("items", "values", 2)
+    assert before.read_text() == BEFORE
+
+
+def test_json(files, capsys):
+    before, after = files
+    code, out, _ = run(capsys, before, after, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["path"] == str(after)
+    assert [s["reason"].split(" ")[0] for s in data["spans"]] == ["use"]
+    assert data["text"] == BEFORE.replace("items", "values", 2)
+
+
+def test_signature_change_updates_the_call(tmp_path, capsys):
+    before, after = tmp_path / "b.py", tmp_path / "a.py"
+    before.write_text(BEFORE)
+    after.write_text(BEFORE.replace("def total(items, scale)", "def total(items, scale, bias)"))
+    code, out, err = run(capsys, before, after, "--json")
+    assert code == 0, err
+    assert "print(total([1], scale=2, bias=bias))" in json.loads(out)["text"]
+
+
+def test_no_follow_up_is_exit_1(tmp_path, capsys):
+    before, after = tmp_path / "b.py", tmp_path / "a.py"
+    before.write_text(BEFORE)
+    after.write_text(BEFORE + "# a comment\n")
+    code, out, err = run(capsys, before, after, "--write")
+    assert code == 1 and "no follow-up" in err
+    assert after.read_text() == BEFORE + "# a comment\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["{before}", "{missing}"],
+    ["{missing}", "{after}"],
+    ["{before}", "{binary}"],
+    ["{before}", "{after}", "--cursor", "99999"],
+    ["{before}", "{after}", "--candidates", "0"],
+    ["{before}", "{after}", "--verify", " "],
+], ids=["missing-after", "missing-before", "binary", "cursor", "candidates", "verify"])
+def test_bad_input_is_one_line_exit_2_nothing_written(files, tmp_path, capsys, args):
+    before, after = files
+    binary = tmp_path / "bin.py"
+    binary.write_bytes(b"\x00\x00")
+    names = {"before": before, "after": after, "missing": tmp_path / "nope.py",
+             "binary": binary}
+    snapshot = after.read_bytes()
+    code, out, err = run(capsys, *[a.format(**names) for a in args], "--write")
+    assert code == 2 and out == ""
+    assert err.startswith("remask propagate: ") and err.count("\n") == 1
+    assert after.read_bytes() == snapshot

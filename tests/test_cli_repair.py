@@ -1,0 +1,76 @@
+"""``remask repair FILE`` end to end through ``main`` with the real bundled model."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from remask.cli import main
+
+BROKEN = "def f(x):\n    return foo(x, 1\n\n\nprint(f(2))\n"
+
+
+def run(capsys, *argv):
+    code = main(["repair", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_diff_by_default_and_file_untouched(tmp_path, capsys):
+    path = tmp_path / "b.py"
+    path.write_text(BROKEN)
+    code, out, err = run(capsys, path)
+    assert code == 0, err
+    assert out.startswith(f"--- a/{path}") and "+    return foo(x, 1)" in out
+    assert path.read_text() == BROKEN
+
+
+def test_json_has_the_whole_text_and_spans(tmp_path, capsys):
+    path = tmp_path / "b.py"
+    path.write_text(BROKEN)
+    code, out, _ = run(capsys, path, "--json")
+    data = json.loads(out)
+    assert code == 0 and set(data) == {"path", "text", "spans", "trace"}
+    assert data["text"] != BROKEN and data["text"].endswith("\n\n\nprint(f(2))\n")
+    [span] = data["spans"]
+    assert BROKEN[span["start"]:span["end"]].startswith("return foo(") and span["reason"]
+
+
+def test_write_replaces_atomically_keeping_mode_crlf_and_text(tmp_path, capsys):
+    path = tmp_path / "b.py"
+    text = "# grüße 😀\r\ndef f(x):\r\n\treturn [x, 1\r\n"
+    path.write_bytes(text.encode())
+    os.chmod(path, 0o640)
+    code, _, err = run(capsys, path, "--write")
+    assert code == 0, err
+    new = path.read_bytes().decode()
+    assert new.startswith("# grüße 😀\r\ndef f(x):\r\n\treturn [x, 1") and "]" in new
+    assert os.stat(path).st_mode & 0o777 == 0o640
+
+
+def test_valid_file_gives_exit_1_and_no_write(tmp_path, capsys):
+    path = tmp_path / "ok.py"
+    path.write_text("x = 1\n")
+    before = path.stat().st_mtime_ns
+    code, out, err = run(capsys, path, "--write")
+    assert code == 1 and out == "" and "no repair" in err
+    assert path.stat().st_mtime_ns == before
+
+
+@pytest.mark.parametrize("setup, extra", [
+    (lambda p: None, []),  # missing
+    (lambda p: p.write_bytes(b"\x00\x01binary"), []),
+    (lambda p: p.write_bytes(b"x = '\xff'\n"), []),  # not UTF-8
+    (lambda p: p.mkdir(), []),
+    (lambda p: p.write_text(BROKEN), ["--candidates", "0"]),
+    (lambda p: p.write_text(BROKEN), ["--model", "/nonexistent"]),
+], ids=["missing", "binary", "not-utf8", "directory", "candidates", "model"])
+def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, setup, extra):
+    path = tmp_path / "b.py"
+    setup(path)
+    snapshot = path.read_bytes() if path.is_file() else None
+    code, out, err = run(capsys, path, "--write", *extra)
+    assert code == 2 and out == ""
+    assert err.startswith("remask repair: ") and err.count("\n") == 1
+    assert (path.read_bytes() if path.is_file() else None) == snapshot
