@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -39,6 +40,7 @@ class Tally:
     stale_on_arrival: int = 0  # answers with items that arrived after a newer keystroke
     wrong_version: int = 0  # edits naming a version other than the one asked about
     rss_kib: list[int] = field(default_factory=list)
+    steps: int = 0  # remask/denoiseStep notifications received
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,9 +78,11 @@ def run(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "remask.cli", "lsp"]
     if args.model is not None:
         command += ["--model", str(args.model)]
+    load = os.getloadavg()[0]
     tally, server_stats = asyncio.run(replay(command, texts, jobs, args, rng))
     rows = [row("inline completion, per keystroke", tally.inline),
-            row("code actions, after the line", tally.action)]
+            row("code actions, after the line", tally.action),
+            row("fill_at in-process, no server", in_process(texts, jobs, args.model))]
     rss_mb = max(tally.rss_kib, default=0) / 1024
     stale = {"dropped_by_server": server_stats.get("stale_dropped", 0),
              "cancelled_mid_denoise": server_stats.get("cancelled", 0),
@@ -93,9 +97,34 @@ def run(args: argparse.Namespace) -> int:
     report(rows, ["measure", "n", "p50_ms", "p95_ms", "max_ms"],
            "remask bench lsp: edit → proposal latency", args.json,
            meta={"files": [str(p) for p in paths], "lines_typed": len(jobs),
+                 "load_average_1min": [round(load, 2), round(os.getloadavg()[0], 2)],
                  "cps": [lo, hi], "stale": stale, "server_peak_rss_mb": round(rss_mb, 1),
                  "server_stats": server_stats}, notes=notes)
     return 0 if tally.wrong_version == 0 else 1
+
+
+def in_process(texts: dict[Path, str], jobs: list[tuple[Path, int]], model: Path | None,
+               ) -> list[float]:
+    """Time the same last fills on the library directly, with one torch thread like the server.
+
+    Set beside the server's latency, it shows what the server adds to the model's own time.
+    """
+    import torch
+    from remask.diffing.rewriter import Rewriter
+    from remask.infill.engine import load_engine
+    from remask.lsp.settings import Settings
+
+    torch.set_num_threads(1)
+    engine = load_engine(model)
+    rw = Rewriter(engine, Settings().rewriter_config(engine.sampler))
+    ms = []
+    for path, line in jobs:
+        text = texts[path]
+        cursor = sum(len(t) + 1 for t in text.split("\n")[:line + 1]) - 1
+        t0 = time.perf_counter()
+        rw.fill_at(text, cursor, str(path))
+        ms.append((time.perf_counter() - t0) * 1000)
+    return ms
 
 
 def pick_lines(text: str, n: int, rng: random.Random) -> list[int]:
@@ -118,20 +147,25 @@ def row(measure: str, ms: list[float]) -> dict:
 async def replay(command: list[str], texts: dict[Path, str], jobs: list[tuple[Path, int]],
                  args: argparse.Namespace, rng: random.Random) -> tuple[Tally, dict]:
     client = LanguageClient("remask-bench", "0")
+    tally = Tally()
+    # What an editor would show; the bench only counts the live steps.
+    client.feature("remask/denoiseStep")(lambda _c, _p: tally.__setattr__("steps", tally.steps + 1))
+    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(lambda _c, _p: None)
+    client.feature(types.WINDOW_LOG_MESSAGE)(lambda _c, _p: None)
+    client.feature(types.WINDOW_SHOW_MESSAGE)(lambda _c, p: print(p.message, file=sys.stderr))
     await client.start_io(*command)
     drain = asyncio.ensure_future(_drain(client._server.stderr))
-    tally = Tally()
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(
         window=types.WindowClientCapabilities(work_done_progress=False),
         workspace=types.WorkspaceClientCapabilities(
             workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)))))
     client.initialized(types.InitializedParams())
     try:
-        for n, (path, line) in enumerate(jobs):
-            await type_line(client, f"file://{path.resolve()}#{n}", texts[path], line, args,
+        for path, line in jobs:
+            await type_line(client, path.resolve().as_uri(), texts[path], line, args,
                             rng, tally)
             tally.rss_kib.append(_rss_kib(client._server.pid))
-        stats = await client.protocol.send_request_async("remask/stats", None)
+        stats = (await client.protocol.send_request_async("remask/stats", None))._asdict()
     finally:
         await client.shutdown_async(None)
         client.exit(None)
@@ -161,7 +195,7 @@ async def type_line(client: LanguageClient, uri: str, text: str, line: int,
             if not task.done():
                 client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
         client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri, doc.version),
+            types.VersionedTextDocumentIdentifier(uri=uri, version=doc.version),
             [types.TextDocumentContentChangePartial(
                 range=types.Range(types.Position(line, col), types.Position(line, col)),
                 text=ch)]))

@@ -60,9 +60,12 @@ async def analyze(state: DocState) -> None:
     def work(cancel) -> Analysis:
         spans = ls.model.spans(before, text, state.path, cursor)
         loop.call_soon_threadsafe(publish, ls, state, v, text, spans)
-        rw = ls.model.rewriter
+        # The hole at the cursor's line end is inline completion's (asked per keystroke):
+        # denoising it here too would double the model's work while the user types.
+        rw, marker = ls.model.rewriter, ls.model.config.marker
+        wanted = [s for s in spans if s.kind != "hole" or text[s.start:s.end] == marker]
         proposals = rw.propose(before, text, state.path, cursor, cancel=cancel,
-                               on_step=live.on_step) if rw is not None and spans else []
+                               on_step=live.on_step) if rw is not None and wanted else []
         return Analysis(v, text, spans, proposals)
 
     try:
@@ -155,6 +158,10 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
     v, text = state.version, ls.workspace.get_text_document(state.uri).source
     loc = convert.Locator(text, ls.encoding)
     cursor = loc.offset(params.position)
+    if params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic:
+        # Typed, not asked for: another key may follow, and a fill costs the model thread
+        # ~100 ms before its first cancel check, so wait for a pause as diagnostics do.
+        await asyncio.sleep(ls.settings.debounce_ms / 1000)
     live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token)
     try:
         p = await ls.docs.run(lambda cancel: rw.fill_at(
