@@ -31,8 +31,19 @@ class Analysis:
 
     version: int
     text: str
+    cursor: int | None  # where the user last typed
     spans: list[Span]
     proposals: list[Proposal]
+
+    def proposals_for(self, start: int, end: int) -> list[Proposal]:
+        """Return the proposals to offer for a range.
+
+        Those whose spans touch it, and every one where the user just typed (renaming a def
+        offers "Rename N references" right at the def).
+        """
+        here = self.cursor is not None and start <= self.cursor <= end
+        return [p for p in self.proposals
+                if here or any(s.start <= end and start <= s.end for s in p.spans)]
 
 
 class DocState:

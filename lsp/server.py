@@ -66,7 +66,7 @@ async def analyze(state: DocState) -> None:
         wanted = [s for s in spans if s.kind != "hole" or text[s.start:s.end] == marker]
         proposals = rw.propose(before, text, state.path, cursor, cancel=cancel,
                                on_step=live.on_step) if rw is not None and wanted else []
-        return Analysis(v, text, spans, proposals)
+        return Analysis(v, text, cursor, spans, proposals)
 
     try:
         result = await ls.docs.run(work, state.stale(v))
@@ -144,7 +144,7 @@ async def code_action(ls: RemaskServer, params: types.CodeActionParams,
     diags = dict(zip(a.spans, convert.diagnostics(a.spans, loc), strict=True))
     actions = [convert.code_action(p, state.uri, a.version, loc,
                                    [diags[s] for s in p.spans if s in diags])
-               for p in a.proposals if any(s.start <= hi and lo <= s.end for s in p.spans)]
+               for p in a.proposals_for(lo, hi)]
     ls.docs.stats.add("proposals_sent", len(actions))
     return actions or None
 

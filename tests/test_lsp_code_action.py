@@ -49,7 +49,9 @@ async def test_rename_action_names_its_version_and_applies_cleanly(client):
     change(client, 2, pos(0, 4), pos(0, 9), "amount")
     hints = await diagnostics_for(client, 2)
     assert {d.code for d in hints} >= {"rename"}, hints
-    found = await actions(client, 4)
+    at_edit = await actions(client, 0)  # where the user typed: every proposal is offered
+    assert any(a.title.startswith("Rename") for a in at_edit), [a.title for a in at_edit]
+    found = await actions(client, 4)  # at a reference: the proposals touching it
     renames = [a for a in found if a.title.startswith("Rename")]
     assert renames, [a.title for a in found]
     for a in found:
