@@ -34,7 +34,7 @@ vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, params, ctx)
   table.insert(_G.T.published, params.version or vim.NIL)
   return publish(err, params, ctx)
 end
-require("remask").setup({{ cmd = {cmd}, settings = {{ debounceMs = 0 }} }})
+require("remask").setup({{ cmd = {cmd} }})
 """
 BUFFER_TEXT = "table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, true), '\\n') .. '\\n'"
 
@@ -142,6 +142,10 @@ class Nvim:
         response = self.wait("return _G.T.response")
         assert response["err"] is None, response["err"]
         return response["result"]
+
+    def messages(self) -> str:
+        """What Neovim showed the user (``:messages``), e.g. the server's showMessage lines."""
+        return self.lua("return vim.api.nvim_exec2('messages', { output = true }).output")
 
     def uri(self) -> str:
         return self.lua("return vim.uri_from_bufnr(0)")

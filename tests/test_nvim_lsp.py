@@ -45,6 +45,7 @@ def edits_of(action: dict) -> tuple[types.OptionalVersionedTextDocumentIdentifie
 @pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
 def test_remask_repair_applies_the_servers_versioned_edit(nvim):
     nvim.attached()
+    assert "remask" not in nvim.messages()  # the default setup draws no warning
     row = BROKEN_LINE
     col = SOURCE.splitlines()[row].index(")")
     nvim.lua("local row, col = ... vim.api.nvim_win_set_cursor(0, { row + 1, col }) "
@@ -95,6 +96,14 @@ def test_remask_fill_replaces_the_typed_hole(nvim):
     assert "???" not in after.splitlines()[row]
     assert after.splitlines()[:row] == typed.splitlines()[:row]
     ast.parse(after)
+
+
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_configure_reaches_the_running_server(nvim):
+    nvim.attached()
+    nvim.lua("require('remask').configure({ candidates = 99 })")
+    nvim.wait("return vim.api.nvim_exec2('messages', { output = true }).output"
+              ":find(\"setting 'candidates': must be between 1 and 16\", 1, true) ~= nil")
 
 
 LIVE = ("local text, masked, stale = ... "

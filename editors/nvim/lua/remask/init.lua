@@ -104,6 +104,14 @@ function M.repair(line1, line2)
   })
 end
 
+--- Send new server settings (the server's spelling) to every running remask server; they
+--- merge into the current ones, and the server reports any value it refuses.
+function M.configure(settings)
+  for _, client in ipairs(vim.lsp.get_clients({ name = NAME })) do
+    client:notify("workspace/didChangeConfiguration", { settings = { remask = settings } })
+  end
+end
+
 --- @param opts? remask.Opts
 function M.setup(opts)
   opts = vim.tbl_deep_extend("force", defaults, opts or {})
@@ -111,7 +119,8 @@ function M.setup(opts)
     cmd = opts.cmd,
     filetypes = opts.filetypes,
     root_markers = opts.root_markers,
-    init_options = opts.settings,
+    -- an empty Lua table would go out as a JSON array, which the server rejects as settings
+    init_options = next(opts.settings) and opts.settings or nil,
     handlers = opts.live and { ["remask/denoiseStep"] = on_denoise_step } or {},
     on_attach = function(client, bufnr)
       -- Neovim 0.12's ghost-text inline completion; on 0.11 :RemaskFill does the same on demand
