@@ -12,11 +12,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from rich.console import Console
+
 from remask.hook.config import ConfigError
 from remask.hook.install import install, uninstall
 from remask.hook.run import HookRun, run_hook, under_pre_commit
 from remask.hook.staged import GitError, open_repo, temporary_index
-from rich.console import Console
 
 from .common import fail, unified_diff
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import git
+
 from remask.diffing.files import atomic_write
 
 from .staged import GitError

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import git
+
 from remask.diffing.files import SourceError, atomic_write, check_source
 from remask.diffing.proposal import Proposal, TextEdit, apply_edits
 from remask.diffing.spans import affected_spans
@@ -137,7 +138,7 @@ def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_ru
     new, applied = _combine(after, proposals)
     if not applied:
         return Outcome(staged.path, "nothing to do")
-    what = "; ".join(p.title for p in applied)
+    what = "; ".join(f"{p.title} ({_lines(after, p)})" for p in applied)
     if dry_run:
         return Outcome(staged.path, f"would {what[0].lower()}{what[1:]}", after, new)
     clean = worktree_matches(repo, staged)  # again: the user may have saved meanwhile
@@ -152,7 +153,13 @@ def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_ru
         return Outcome(staged.path, f"not written: {e}", after, new, failed=True)
     where = ("index and working tree" if clean else
              "index only; the working tree keeps your unstaged work") if index else "working tree"
-    return Outcome(staged.path, f"{what} ({where})", after, new)
+    return Outcome(staged.path, f"{what}; wrote the {where}", after, new)
+
+
+def _lines(text: str, proposal: Proposal) -> str:
+    """Say where a proposal edits, as line numbers of the staged text."""
+    lines = sorted({text.count("\n", 0, e.start) + 1 for e in proposal.edits})
+    return f"line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))}"
 
 
 def _combine(text: str, proposals: list[Proposal]) -> tuple[str, list[Proposal]]:

@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
 from remask.diffing.proposal import Proposal
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.infill.engine import Engine

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hook_repo import BEFORE, RENAMED, GitRepo, make_repo, rename_proposal
+
 from remask.cli import main
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hook_repo import BEFORE, RENAMED, GitRepo, make_repo, rename_proposal
+
 from remask.cli import main
 from remask.diffing.proposal import Proposal
 from remask.diffing.rewriter import Rewriter, RewriterConfig
@@ -82,7 +83,7 @@ def test_partial_staging_rewrites_the_index_only(repo, renamed, capsys) -> None:
     assert main(["hook", "run"]) == 1
     assert repo.staged("totals.py").decode() == renamed.text
     assert repo.read("totals.py") == unstaged.encode()  # every unstaged hunk, byte for byte
-    assert "index only" in capsys.readouterr().out
+    assert "wrote the index only" in capsys.readouterr().out
 
 
 def test_merge_in_progress_is_left_alone(repo, capsys) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hook_repo import GitRepo, make_repo
+
 from remask.hook.staged import (
     GitError,
     Skip,
