@@ -145,6 +145,20 @@ def test_merge_in_progress_is_detected(repo: GitRepo) -> None:
         read_staged(r, "a.py")
 
 
+def test_rebase_in_progress_is_detected(repo: GitRepo) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit()
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("a.py", "x = 2\n")
+    repo.commit()
+    repo.git("checkout", "-q", "main")
+    repo.write("a.py", "x = 3\n")
+    repo.commit()
+    repo.git("checkout", "-q", "side")
+    repo.git("rebase", "main", check=False)  # stops on the conflict
+    assert operation_in_progress(open_repo(repo.root)) == "rebase"
+
+
 def test_relative_path(repo: GitRepo, tmp_path: Path) -> None:
     (repo.root / "pkg").mkdir()
     r = open_repo(repo.root)
