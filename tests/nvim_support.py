@@ -38,6 +38,10 @@ require("remask").setup({{ cmd = {cmd} }})
 """
 BUFFER_TEXT = "table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, true), '\\n') .. '\\n'"
 
+# The buffer's LSP version: Neovim 0.11 keeps it in util.buf_versions, 0.12 sends changedtick.
+DOC_VERSION = ("(vim.fn.has('nvim-0.12') == 1 and vim.b.changedtick "
+               "or vim.lsp.util.buf_versions[vim.api.nvim_get_current_buf()])")
+
 
 def nvim_version() -> tuple[int, int] | None:
     """The (major, minor) of the ``nvim`` on PATH, or None when there is none."""
@@ -118,7 +122,7 @@ class Nvim:
 
     def version(self) -> int:
         """The buffer's LSP version (its changedtick), as Neovim sends it to the server."""
-        return self.lua("return vim.lsp.util.buf_versions[vim.api.nvim_get_current_buf()]")
+        return self.lua(f"return {DOC_VERSION}")
 
     def attached(self) -> int:
         """Wait until remask is initialized and has published for the version it was sent."""

@@ -13,7 +13,7 @@ import ast
 import pytest
 from lsp_support import apply
 from lsprotocol import types
-from nvim_support import Nvim, requires_nvim
+from nvim_support import DOC_VERSION, Nvim, requires_nvim
 from pygls.protocol import default_converter
 
 pytestmark = [requires_nvim, pytest.mark.slow]
@@ -108,7 +108,7 @@ def test_configure_reaches_the_running_server(nvim):
 
 LIVE = ("local text, masked, stale = ... "
         "local buf = vim.api.nvim_get_current_buf() "
-        "local version = vim.lsp.util.buf_versions[buf] "
+        f"local version = {DOC_VERSION} "
         "local step = vim.lsp.config.remask.handlers['remask/denoiseStep'] "
         "step(nil, { uri = vim.uri_from_bufnr(buf), version = stale and -1 or version, "
         "  kind = 'fill', step = 3, text = text, "

@@ -35,6 +35,13 @@ local function notify(msg, level)
   vim.notify("remask: " .. msg, level or vim.log.levels.INFO)
 end
 
+--- The version Neovim's client gives the buffer's document: 0.11 keeps it in
+--- `vim.lsp.util.buf_versions` (deprecated in 0.12, where it is `b:changedtick`).
+local function doc_version(bufnr)
+  return vim.fn.has("nvim-0.12") == 1 and vim.b[bufnr].changedtick
+    or vim.lsp.util.buf_versions[bufnr]
+end
+
 --- @return vim.lsp.Client?
 local function client_for(bufnr)
   return vim.lsp.get_clients({ bufnr = bufnr, name = NAME })[1]
@@ -48,7 +55,7 @@ local function on_denoise_step(_, params)
   end
   vim.api.nvim_buf_clear_namespace(bufnr, live_ns, 0, -1)
   local win = vim.fn.bufwinid(bufnr)
-  if params.masked == 0 or win == -1 or params.version ~= vim.lsp.util.buf_versions[bufnr] then
+  if params.masked == 0 or win == -1 or params.version ~= doc_version(bufnr) then
     return
   end
   local row = vim.api.nvim_win_get_cursor(win)[1] - 1
@@ -80,7 +87,7 @@ function M.fill()
     if #items == 0 then
       return notify("no fill here")
     end
-    if ctx.version ~= vim.lsp.util.buf_versions[bufnr] then
+    if ctx.version ~= doc_version(bufnr) then
       return notify("the buffer changed while filling; try again")
     end
     local item = items[1]
