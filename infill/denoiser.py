@@ -42,6 +42,7 @@ class Denoiser(Protocol):
         """Logits predicting every canvas position, and the token positions computed.
 
         Args:
+            ctx: the request's prepared context.
             canvas: (B, M) token ids, the mask id where undecided.
             valid: (B, M) False at padding beyond a row's canvas.
 

@@ -67,14 +67,17 @@ class Engine:
     def refill(self, prefix: str, suffix: str, tokens: list[int], reopen: list[tuple[int, int]],
                *, candidates: int = 1, cancel: Callable[[], bool] | None = None,
                on_step: Callable[[int, StepTrace], None] | None = None) -> Fill:
-        """Denoise again the tokens of an earlier fill that overlap the character ranges
-        ``reopen`` (offsets into that fill's text), keeping the rest of it."""
+        """Denoise again the tokens of an earlier fill that overlap ``reopen``.
+
+        ``reopen`` holds character ranges of that fill's text; every other token is kept.
+        """
         if not self.is_diffusion:
             return self.fill(prefix, suffix, candidates=candidates, cancel=cancel)
         mask = self.tokenizer.special.mask
         canvas, pos = [], 0
-        for t in tokens:
-            end = pos + len(self.tokenizer.decode([t]))
+        for i, t in enumerate(tokens):
+            # decode the running prefix: a token may hold half of a multi-byte character
+            end = len(self.tokenizer.decode(tokens[: i + 1]))
             hit = any(a < end and pos < b or a == b == pos for a, b in reopen)
             canvas.append(mask if hit else t)
             pos = end

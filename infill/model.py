@@ -81,7 +81,8 @@ class Attention(nn.Module):
                 P = k.shape[2] - T
                 mask = torch.ones(T, P + T, dtype=torch.bool, device=x.device).tril(P)
             causal = False
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal and mask is None)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                           is_causal=causal and mask is None)
         return self.proj(y.transpose(1, 2).reshape(B, T, C)), (k, v)
 
 

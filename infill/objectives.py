@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import torch.nn.functional as F
 from torch import Tensor
 
@@ -10,8 +9,10 @@ from .data import IGNORE
 
 
 def weighted_ce(logits: Tensor, targets: Tensor, weights: Tensor, denom: Tensor) -> Tensor:
-    """sum(weight * CE) / sum(denom): token-mean CE for AR, the 1/t-weighted MDLM/LLaDA bound
-    (per canvas token) for diffusion.
+    """Return sum(weight * CE) / sum(denom).
+
+    That is the token-mean CE for AR and the 1/t-weighted MDLM/LLaDA bound per canvas token for
+    diffusion.
 
     Args:
         logits: (B, T, V), or (N, V) for the N positions that have a target.
@@ -19,15 +20,15 @@ def weighted_ce(logits: Tensor, targets: Tensor, weights: Tensor, denom: Tensor)
         weights: (B, T) per-target weight (1 for AR, 1/t on masked positions for diffusion).
         denom: (B,) per-example normaliser (target count for AR, canvas length for diffusion).
     """
-    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.flatten(), reduction="none",
-                         ignore_index=IGNORE)  # (B*T,)
+    flat = logits.reshape(-1, logits.shape[-1]).float()
+    ce = F.cross_entropy(flat, targets.flatten(), reduction="none", ignore_index=IGNORE)  # (B*T,)
     return (ce * weights.flatten()).sum() / denom.sum().clamp_min(1.0)
 
 
 def masked_ce(logits: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
     """Summed CE and count over positions with a target (held-out evaluation)."""
-    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.flatten(), reduction="sum",
-                         ignore_index=IGNORE)
+    flat = logits.reshape(-1, logits.shape[-1]).float()
+    ce = F.cross_entropy(flat, targets.flatten(), reduction="sum", ignore_index=IGNORE)
     return ce, (targets != IGNORE).sum()
 
 

@@ -83,7 +83,8 @@ def _save_state(run: Path, model: Transformer, ema: Transformer, opt: torch.opti
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     save_model(model, tmp, torch.float32)
-    save_file({k: v.contiguous() for k, v in ema.state_dict().items()}, str(tmp / "ema.safetensors"))
+    ema_state = {k: v.contiguous() for k, v in ema.state_dict().items()}
+    save_file(ema_state, str(tmp / "ema.safetensors"))
     tensors, meta = {}, {}
     for pid, s in opt.state_dict()["state"].items():
         for key, val in s.items():
@@ -136,7 +137,8 @@ def evaluate(model: Transformer, batches: list, objective: str) -> dict:
             else:
                 logits, _ = model(b.idx, mask=infill_mask(b.n_ctx, b.valid))
                 loss = weighted_ce(logits, b.targets, b.weights, b.denom)
-                total, count = total + loss.item() * b.denom.sum().item(), count + int(b.denom.sum())
+                n = int(b.denom.sum())
+                total, count = total + loss.item() * n, count + n
     model.train()
     return {"middle_ce": total / max(count, 1)}
 

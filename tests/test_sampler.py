@@ -36,8 +36,9 @@ class Scripted:
         for b in range(B):
             n = int(valid[b].sum())
             for j in range(n):
+                short = j == n - 1 and n < len(self.target)
                 if j < len(self.target):
-                    want = self.target[j] if not (j == n - 1 and n < len(self.target)) else sp.expand
+                    want = sp.expand if short else self.target[j]
                 else:
                     want = sp.delete
                 out[b, j, want] = 20.0 * self.conf
