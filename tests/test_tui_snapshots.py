@@ -55,6 +55,7 @@ def test_editor_with_proposal(snap_compare, engine):
     app = RemaskApp(Path("scale.py"), after, Rewriter(engine), TuiConfig(auto_delay=None))
 
     def offer(pilot) -> None:
+        pilot.app.editor.cursor_blink = False  # a blinking cursor makes the snapshot flaky
         pilot.app.offer(after, [prop])
 
     assert snap_compare(app, terminal_size=(120, 30), run_before=offer)
