@@ -17,6 +17,8 @@ from pathlib import Path
 import git
 from gitdb import IStream
 
+from remask.diffing.files import MAX_BYTES
+
 PYTHON_SUFFIXES = (".py", ".pyi")
 REGULAR_MODES = ("100644", "100755")
 
@@ -114,7 +116,8 @@ def read_staged(repo: git.Repo, path: str) -> StagedFile:
         raise Skip("unmerged (resolve the conflict first)")
     if mode not in REGULAR_MODES:
         raise Skip(f"not a regular file (mode {mode})")
-    return StagedFile(path, mode, sha, _blob(repo, sha), _head_blob(repo, path))
+    return StagedFile(path, mode, sha, _blob(repo, bytes.fromhex(sha), "staged version"),
+                      _head_blob(repo, path))
 
 
 def temporary_index() -> bool:
@@ -159,8 +162,12 @@ def _index_entry(repo: git.Repo, path: str) -> tuple[str, str, str] | None:
     return None
 
 
-def _blob(repo: git.Repo, sha: str) -> bytes:
-    return repo.odb.stream(bytes.fromhex(sha)).read()
+def _blob(repo: git.Repo, binsha: bytes, label: str) -> bytes:
+    """Read a blob, refusing one over the size cap before it is loaded into memory."""
+    size = repo.odb.info(binsha).size
+    if size > MAX_BYTES:
+        raise Skip(f"{label}: {size:,} bytes is over the {MAX_BYTES:,}-byte cap")
+    return repo.odb.stream(binsha).read()
 
 
 def _head_blob(repo: git.Repo, path: str) -> bytes | None:
@@ -170,7 +177,7 @@ def _head_blob(repo: git.Repo, path: str) -> bytes | None:
         obj = repo.head.commit.tree / path
     except KeyError:
         return None
-    return obj.data_stream.read() if obj.type == "blob" else None
+    return _blob(repo, obj.binsha, "HEAD's version") if obj.type == "blob" else None
 
 
 def _git(repo: git.Repo, command: str, *args: str) -> str:
