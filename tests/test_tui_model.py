@@ -8,13 +8,14 @@ view and the status bar were driven by the run.
 from __future__ import annotations
 
 import pytest
+from textual.worker import WorkerCancelled, WorkerState
+
 from remask.diffing.rewriter import Rewriter
 from remask.diffing.syntax import parse
 from remask.tui.app import RemaskApp, TuiConfig
 from remask.tui.denoise_view import DenoiseView
 from remask.tui.proposal_panel import ProposalPanel
 from remask.tui.status import StatusBar
-from textual.worker import WorkerCancelled, WorkerState
 
 pytestmark = pytest.mark.slow
 
@@ -40,6 +41,14 @@ def make_app(tmp_path, engine):
 async def finish(pilot) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def until(pilot, condition, limit: float = 120.0) -> None:
+    """Let the app run until ``condition`` holds (an idle timer starts these runs, not a key)."""
+    for _ in range(int(limit / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
 
 
 def assert_run_was_shown(app: RemaskApp) -> None:
@@ -112,11 +121,10 @@ async def test_idle_typing_proposes_follow_ups_by_itself(tmp_path, engine):
     async with app.run_test() as pilot:
         app.editor.cursor_location = (0, len("def mean(values"))
         await pilot.press(*["backspace"] * len("values"))
-        await pilot.pause(0.2)  # an idle run sees the parameter half-renamed
-        await finish(pilot)
+        status, panel = app.query_one(StatusBar), app.query_one(ProposalPanel)
+        await until(pilot, lambda: status.latency is not None)  # an idle run saw it half-typed
         await pilot.press("x", "s")
-        await pilot.pause(0.2)  # the next idle run proposes the finished rename's follow-ups
-        await finish(pilot)
+        await until(pilot, lambda: panel.candidate is not None)  # the next one, the rename
         renamed = app.editor.text
         expected = Rewriter(engine).propose(SOURCE, renamed, str(path), len("def mean(xs"))
         shown = app.query_one(ProposalPanel).candidate

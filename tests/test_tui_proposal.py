@@ -10,6 +10,7 @@ import os
 import stat
 
 import pytest
+
 from remask.diffing.edits import minimal_edits
 from remask.diffing.proposal import Proposal, Span
 from remask.diffing.rewriter import Rewriter

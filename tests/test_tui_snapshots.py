@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.app import App, ComposeResult
+
 from remask.diffing.edits import minimal_edits
 from remask.diffing.proposal import Proposal, Span
 from remask.diffing.rewriter import Rewriter
@@ -16,7 +18,6 @@ from remask.infill.sampler import StepTrace
 from remask.tui import app as tui_app
 from remask.tui.app import RemaskApp, TuiConfig
 from remask.tui.denoise_view import DenoiseView
-from textual.app import App, ComposeResult
 
 BEFORE = '''def scale(values, factor):
     """Multiply every value by factor."""

@@ -12,10 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from remask.diffing.files import atomic_write
-from remask.diffing.proposal import Proposal
-from remask.diffing.rewriter import Rewriter
-from remask.infill.sampler import Cancelled, StepTrace
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -25,6 +21,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, TextArea
 from textual.widgets.text_area import Document
 from textual.worker import get_current_worker
+
+from remask.diffing.files import atomic_write
+from remask.diffing.proposal import Proposal
+from remask.diffing.rewriter import Rewriter
+from remask.infill.sampler import Cancelled, StepTrace
 
 from .commands import LABELS, Request, run_request
 from .confirm import QuitScreen

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from remask.infill.sampler import StepTrace
 from rich.text import Text
 from textual.widget import Widget
+
+from remask.infill.sampler import StepTrace
 
 Decode = Callable[[list[int]], list[str]]  # token ids -> each id's text
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from remask.diffing.edits import minimal_edits
-from remask.diffing.proposal import Proposal, TextEdit
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
+
+from remask.diffing.edits import minimal_edits
+from remask.diffing.proposal import Proposal, TextEdit
 
 
 @dataclass(frozen=True)
