@@ -25,6 +25,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pygls.lsp.client import LanguageClient
+
 from remask.bench.report import report
 from remask.diffing.files import SourceError, read_source
 
@@ -110,6 +111,7 @@ def in_process(texts: dict[Path, str], jobs: list[tuple[Path, int]], model: Path
     Set beside the server's latency, it shows what the server adds to the model's own time.
     """
     import torch
+
     from remask.diffing.rewriter import Rewriter
     from remask.infill.engine import load_engine
     from remask.lsp.settings import Settings

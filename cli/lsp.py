@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         return fail("lsp", "--threads must be at least 1")
     import torch  # only once the arguments are good: importing it takes seconds
+
     from remask.lsp.server import server
 
     torch.set_num_threads(args.threads)

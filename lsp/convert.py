@@ -12,6 +12,7 @@ import bisect
 import re
 
 from lsprotocol import types
+
 from remask.diffing.edits import minimal_edits
 from remask.diffing.proposal import Proposal, Span, TextEdit
 

@@ -15,6 +15,7 @@ import uuid
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+
 from remask.infill.engine import Engine
 from remask.infill.sampler import StepTrace
 

@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
+
 from remask.diffing.proposal import Span
 
 from . import convert
@@ -54,6 +55,8 @@ def publish(ls: RemaskServer, state: DocState, version: int, text: str, spans: l
 async def analyze(state: DocState) -> None:
     """Map the latest edit to spans, publish hints, denoise proposals for that version."""
     ls, v, before, cursor = server, state.version, state.settled, state.cursor
+    if ls.docs.get(state.uri) is not state:
+        return  # closed (or reopened) while the debounce waited
     text, loop = ls.workspace.get_text_document(state.uri).source, asyncio.get_running_loop()
     live = Live(ls, ls.model.engine, state.uri, v, "propose")
 

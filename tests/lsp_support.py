@@ -16,6 +16,7 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
 from remask.diffing.syntax import new_errors, parse
 
 SERVER = [sys.executable, "-m", "remask.cli", "lsp"]

@@ -10,6 +10,7 @@ import sys
 import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+
 from remask.cli import main
 
 LSP = [sys.executable, "-m", "remask.cli", "lsp"]
