@@ -91,13 +91,17 @@ async def test_an_edit_drops_the_stale_proposal(app_for):
         assert app.editor.text == "x" + SOURCE
 
 
-async def test_accept_keeps_crlf_line_ends(app_for):
-    crlf = SOURCE.replace("\n", "\r\n")
-    new = crlf.replace("total / len(values)", "total / max(len(values), 1)")
-    app = app_for(crlf)
+@pytest.mark.parametrize("base", [
+    SOURCE.replace("\n", "\r\n"),  # offsets count both characters of each line end
+    "# naïve Σ — 😀 façade\n" + SOURCE.replace("total = 0", "total = 0  # ∑ 🚀"),
+], ids=["crlf", "non-ascii"])
+async def test_accept_applies_exact_offsets(app_for, base):
+    new = base.replace("total / len(values)", "total / max(len(values), 1)")
+    new = new.replace("max(low", "min(low")  # two edits, applied from the end
+    app = app_for(base)
     async with app.run_test() as pilot:
-        assert app.editor.text == crlf
-        app.offer(crlf, [proposal(crlf, new)])
+        assert app.editor.text == base
+        app.offer(base, [proposal(base, new)])
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert app.editor.text == new

@@ -152,16 +152,18 @@ class RemaskApp(App[None]):
         status.latency = seconds
         status.passes = sum(p.trace.get("forward_passes", 0) for p in found) or steps or None
         if found:
-            note = f"{found[0].title}: ctrl+o accept · esc reject · ctrl+n next"
+            note = f"{found[0].title}: ctrl+o accept · esc reject"
         else:
             note = f"{LABELS[req.command]}: no proposal"
             if not req.idle:
                 # The user asked and nothing follows: start the next "last edit" here. An idle
                 # run may have caught the edit half-typed, so it keeps the older start.
                 self._before = req.text
+        self.offer(req.text, found)
+        if self.query_one(ProposalPanel).count > 1:
+            note += " · ctrl+n next candidate"
         status.activity = note
         self.query_one(DenoiseView).finish(note)
-        self.offer(req.text, found)
 
     def _failed(self, req: Request, error: Exception) -> None:
         note = f"{LABELS[req.command]} failed: {type(error).__name__}: {error}"
