@@ -15,7 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from remask.diffing.proposal import Span
+from remask.diffing.proposal import Proposal, Span
 
 from . import convert
 from .documents import Analysis, DocState
@@ -53,39 +53,47 @@ def publish(ls: RemaskServer, state: DocState, version: int, text: str, spans: l
 
 
 async def analyze(state: DocState) -> None:
-    """Map the latest edit to spans, publish hints, denoise proposals for that version."""
+    """Map the latest edit to spans, publish hints, denoise proposals for that version.
+
+    Spans are model-free and found off the model thread, so hints (and code actions when there
+    is nothing to denoise) never queue behind a fill.
+    """
     ls, v, before, cursor = server, state.version, state.settled, state.cursor
     if ls.docs.get(state.uri) is not state:
         return  # closed (or reopened) while the debounce waited
-    text, loop = ls.workspace.get_text_document(state.uri).source, asyncio.get_running_loop()
-    live = Live(ls, ls.model.engine, state.uri, v, "propose")
-
-    def work(cancel) -> Analysis:
-        spans = ls.model.spans(before, text, state.path, cursor)
-        loop.call_soon_threadsafe(publish, ls, state, v, text, spans)
-        # The hole at the cursor's line end is inline completion's (asked per keystroke):
-        # denoising it here too would double the model's work while the user types.
-        rw, marker = ls.model.rewriter, ls.model.config.marker
-        wanted = [s for s in spans if s.kind != "hole" or text[s.start:s.end] == marker]
-        proposals = rw.propose(before, text, state.path, cursor, cancel=cancel,
-                               on_step=live.on_step) if rw is not None and wanted else []
-        return Analysis(v, text, cursor, spans, proposals)
-
+    text = ls.workspace.get_text_document(state.uri).source
     try:
-        result = await ls.docs.run(work, state.stale(v))
+        spans = await asyncio.to_thread(ls.model.spans, before, text, state.path, cursor)
+        publish(ls, state, v, text, spans)
+        proposals = await propose(ls, state, v, before, text, cursor, spans)
     except Exception as e:  # a bug below costs this analysis, never the server
         ls.window_log_message(types.LogMessageParams(types.MessageType.Error,
                                                      f"remask: analysis failed: {e!r}"))
-        result = None
+        return
+    if proposals is not None and state.version != v:
+        ls.docs.stats.add("stale_dropped")
+    elif proposals is not None:
+        ls.docs.stats.add("analyses")
+        state.analysis = Analysis(v, text, cursor, spans, proposals)
+        if all(s.kind == "hole" for s in spans):  # holes need no "before"
+            state.settle(text, v)
+
+
+async def propose(ls: RemaskServer, state: DocState, v: int, before: str, text: str,
+                  cursor: int | None, spans: list[Span]) -> list[Proposal] | None:
+    """Denoise the spans into proposals on the model thread; None when cancelled as stale."""
+    # The hole at the cursor's line end is inline completion's (asked per keystroke):
+    # denoising it here too would double the model's work while the user types.
+    rw, marker = ls.model.rewriter, ls.model.config.marker
+    if rw is None or not any(s.kind != "hole" or text[s.start:s.end] == marker for s in spans):
+        return []
+    live = Live(ls, ls.model.engine, state.uri, v, "propose")
+    try:
+        return await ls.docs.run(lambda cancel: rw.propose(
+            before, text, state.path, cursor, cancel=cancel, on_step=live.on_step),
+            state.stale(v))
     finally:
         live.finish()
-    if result is not None and state.version != v:
-        ls.docs.stats.add("stale_dropped")
-    elif result is not None:
-        ls.docs.stats.add("analyses")
-        state.analysis = result
-        if all(s.kind == "hole" for s in result.spans):  # holes need no "before"
-            state.settle(text, v)
 
 
 @server.feature(types.INITIALIZE)
