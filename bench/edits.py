@@ -20,10 +20,11 @@ import sys
 import time
 from pathlib import Path
 
+from rich.progress import Progress
+
 from remask.diffing.proposal import Proposal, combine
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.infill.engine import load_engine
-from rich.progress import Progress
 
 from .edit_cases import REAL, Case, clean, real_cases, replace_all, synthetic_cases
 from .report import report

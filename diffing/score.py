@@ -9,6 +9,7 @@ log-probability of the candidate's tokens is the score (one forward pass for all
 from __future__ import annotations
 
 import torch
+
 from remask.infill.engine import Engine
 
 

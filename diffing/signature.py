@@ -128,28 +128,36 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
             i = old_pos.index(name) if name in old_pos[:len(call.args)] else kw_index.get(name)
             if i is not None:
                 edits.append(_delete_item(items, i))
+        inserted = 0
         for p in change.new:
             if p.name in old_names or p.default or p.kind in ("vararg", "kwarg"):
                 continue
-            edits.append(_insert(inner, items, len(call.args), new_pos, p))
+            edits.append(_insert(items, len(call.args), inserted, old_pos, new_pos, p))
+            inserted += 1
     return _apply(inner, edits)
 
 
-def _insert(inner: str, items: list[tuple[int, int]], n_args: int, new_pos: list[str],
-            p: Param) -> tuple[int, int, str]:
-    """Pass ``p`` by its own name: positionally when every parameter before it is given so."""
-    j = new_pos.index(p.name) if p.name in new_pos else -1
-    if 0 <= j <= n_args:
-        if j < n_args:
-            s = items[j][0]
-            return s, s, f"{p.name}, "
-        if j == 0:
-            return 0, 0, p.name + (", " if items else "")
-        e = items[j - 1][1]
-        return e, e, f", {p.name}"
-    e = items[-1][1] if items else len(inner.rstrip())
-    sep = ", " if items else ""
-    return e, e, f"{sep}{p.name}={p.name}"
+def _insert(items: list[tuple[int, int]], n_call: int, inserted: int, old_pos: list[str],
+            new_pos: list[str], p: Param) -> tuple[int, int, str]:
+    """Pass ``p`` by its own name, positionally when possible, else as ``p=p`` at the end.
+
+    Positionally when every kept parameter before it is passed positionally at this call
+    (it goes before the argument of the next kept one). ``inserted`` counts earlier
+    insertions; several at one point keep their order.
+    """
+    if p.name in new_pos:
+        kept = [q for q in new_pos[:new_pos.index(p.name)] if q in old_pos]
+        if all(old_pos.index(q) < n_call for q in kept):
+            need = len(kept)
+            if need < n_call:
+                return items[need][0], items[need][0], f"{p.name}, "
+            if n_call == 0:
+                lead = ", " if inserted and not items else ""
+                return 0, 0, lead + p.name + (", " if items else "")
+            e = items[n_call - 1][1]
+            return e, e, f", {p.name}"
+    e = items[-1][1] if items else 0
+    return e, e, f"{', ' if items or inserted else ''}{p.name}={p.name}"
 
 
 def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:
@@ -162,7 +170,7 @@ def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:
 
 def _apply(inner: str, edits: list[tuple[int, int, str]]) -> str | None:
     out, pos = [], 0
-    for s, e, t in sorted(edits):
+    for s, e, t in sorted(edits, key=lambda ed: (ed[0], ed[1])):  # stable: insertion order
         if s < pos:
             return None
         out += [inner[pos:s], t]

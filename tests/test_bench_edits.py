@@ -9,6 +9,7 @@ import json
 import random
 
 import pytest
+
 from remask.bench import edits
 from remask.bench.edit_cases import (
     add_argument_case,

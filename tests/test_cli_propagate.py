@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from remask.cli import main
 
 BEFORE = ("def total(items, scale):\n    return sum(items) * scale\n\n\n"

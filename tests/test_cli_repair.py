@@ -6,6 +6,7 @@ import json
 import os
 
 import pytest
+
 from remask.cli import main
 
 BROKEN = "def f(x):\n    return foo(x, 1\n\n\nprint(f(2))\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from remask.diffing.edits import (
     byte_edits,
     line_starts,

@@ -4,6 +4,7 @@ user typed, and never add a syntax error. The model may write junk; that is not 
 from __future__ import annotations
 
 import pytest
+
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.diffing.spans import find_change

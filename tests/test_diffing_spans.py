@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from remask.diffing.spans import affected_spans, cursor_hole, find_change
 
 SRC = '''def total(items, scale):
@@ -137,3 +138,21 @@ def test_rebinding_in_one_body_is_another_variable():
     after = before.replace("except ValueError as e", "except ValueError as err")
     got = [after.count("\n", 0, s.start) + 1 for s in affected_spans(before, after)]
     assert got == [8]  # only the handler's use; the parameter e is untouched
+
+
+def test_added_parameters_are_passed_in_signature_order():
+    before = "def f(a, b):\n    pass\n\nf(1, 2)\nf()\n"
+    after = before.replace("def f(a, b)", "def f(x, y, a, b)")
+    assert [s.mechanical for s in affected_spans(before, after)] == [("x, y, 1, 2",),
+                                                                     ("x, y",)]
+    after = before.replace("def f(a, b)", "def f(a, b, c, *, k)")
+    assert [s.mechanical for s in affected_spans(before, after)] == [("1, 2, c, k=k",),
+                                                                     ("c=c, k=k",)]
+
+
+def test_renamed_parameter_mentions_in_its_docstring():
+    before = 'def f(func):\n    """Call *func* once."""\n    return func()\n\n# func here\n'
+    after = before.replace("def f(func)", "def f(function)")
+    got = [(s.start, after[s.start:s.end]) for s in affected_spans(before, after)]
+    assert [t for _, t in got] == ["func", "func"]
+    assert all(a < after.index("# func") for a, _ in got)  # outside the function: untouched
