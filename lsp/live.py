@@ -5,6 +5,12 @@ The sampler calls ``on_step`` on the model thread; every message is handed to th
 only once a job has run longer than ``after`` seconds, so the quick fills that make up most of
 typing cost the client nothing; when the client gave no token, one is created first with
 ``window/workDoneProgress/create`` (and only if the client said it supports that).
+
+``remask/denoiseStep`` params, for clients that show denoising live: ``uri`` and ``version``
+(the document version being worked on), ``kind`` (``"fill"`` for inline completion,
+``"propose"`` for the proposals behind code actions), ``step`` (1, 2, ...), ``text`` (the span
+as it stands: committed tokens, this step's guesses for positions still masked, ``░`` where
+there is no guess) and ``masked`` (positions still open).
 """
 
 from __future__ import annotations

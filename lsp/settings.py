@@ -3,6 +3,10 @@
 Clients send them as JSON objects with camelCase keys, either flat or under a ``"remask"`` key
 (VS Code and Neovim both nest per-server settings that way). A bad value never stops the server:
 it keeps the value it had and reports one line per problem, which the server shows the user.
+
+Keys: ``model`` (directory; null for the bundled model), ``debounceMs``, ``commitThreshold``
+(0–1], ``spanCap`` (characters), ``candidates``, ``kinds`` (any of repair, rename, signature,
+hole, dangling).
 """
 
 from __future__ import annotations
