@@ -63,9 +63,12 @@ async def analyze(state: DocState) -> None:
         return  # closed (or reopened) while the debounce waited
     text = ls.workspace.get_text_document(state.uri).source
     try:
-        spans = await asyncio.to_thread(ls.model.spans, before, text, state.path, cursor)
+        # No cursor: the hole at the cursor is inline completion's (asked per keystroke); as a
+        # hint it would sit at every line end being typed, and denoising it here too would
+        # double the model's work while the user types.
+        spans = await asyncio.to_thread(ls.model.spans, before, text, state.path, None)
         publish(ls, state, v, text, spans)
-        proposals = await propose(ls, state, v, before, text, cursor, spans)
+        proposals = await propose(ls, state, v, before, text, spans)
     except Exception as e:  # a bug below costs this analysis, never the server
         ls.window_log_message(types.LogMessageParams(types.MessageType.Error,
                                                      f"remask: analysis failed: {e!r}"))
@@ -80,17 +83,15 @@ async def analyze(state: DocState) -> None:
 
 
 async def propose(ls: RemaskServer, state: DocState, v: int, before: str, text: str,
-                  cursor: int | None, spans: list[Span]) -> list[Proposal] | None:
+                  spans: list[Span]) -> list[Proposal] | None:
     """Denoise the spans into proposals on the model thread; None when cancelled as stale."""
-    # The hole at the cursor's line end is inline completion's (asked per keystroke):
-    # denoising it here too would double the model's work while the user types.
-    rw, marker = ls.model.rewriter, ls.model.config.marker
-    if rw is None or not any(s.kind != "hole" or text[s.start:s.end] == marker for s in spans):
+    rw = ls.model.rewriter
+    if rw is None or not spans:
         return []
     live = Live(ls, ls.model.engine, state.uri, v, "propose")
     try:
         return await ls.docs.run(lambda cancel: rw.propose(
-            before, text, state.path, cursor, cancel=cancel, on_step=live.on_step),
+            before, text, state.path, None, cancel=cancel, on_step=live.on_step),
             state.stale(v))
     finally:
         live.finish()
