@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import random
 import statistics
 import sys
 import sysconfig
 import time
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +37,7 @@ STDLIB_FILES = ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py", "bisect.
 @dataclass
 class Tally:
     inline: list[float] = field(default_factory=list)  # ms, answered for the current version
-    action: list[float] = field(default_factory=list)  # ms, last keystroke → code actions
+    action: list[float] = field(default_factory=list)  # ms, code action request → answer
     inline_items: int = 0  # answers that carried at least one item
     cancelled: int = 0  # requests the client cancelled (a newer keystroke came)
     stale_on_arrival: int = 0  # answers with items that arrived after a newer keystroke
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     load = os.getloadavg()[0]
     tally, server_stats = asyncio.run(replay(command, texts, jobs, args, rng))
     rows = [row("inline completion, per keystroke", tally.inline),
-            row("code actions, after the line", tally.action),
+            row("code actions, asked after the line", tally.action),
             row("fill_at in-process, no server", in_process(texts, jobs, args.model))]
     rss_mb = max(tally.rss_kib, default=0) / 1024
     stale = {"dropped_by_server": server_stats.get("stale_dropped", 0),
@@ -130,11 +132,22 @@ def in_process(texts: dict[Path, str], jobs: list[tuple[Path, int]], model: Path
 
 
 def pick_lines(text: str, n: int, rng: random.Random) -> list[int]:
-    """Statement-sized lines worth typing: code (not comments or docstrings), 15–70 chars."""
+    """Statement-sized lines worth typing: whole lines of code, 15–70 characters.
+
+    Not comments, decorators, continuation lines, or lines inside a multi-line string.
+    """
+    in_strings: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                in_strings.update(range(tok.start[0] - 1, tok.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        return []  # not Python the tokenizer can read: nothing to pick
     lines = text.split("\n")
     ok = [i for i, line in enumerate(lines)
-          if 15 <= len(line.strip()) <= 70 and not line.lstrip().startswith(("#", '"', "'", "@"))
-          and "\t" not in line and not line.rstrip().endswith(("\\", ","))]
+          if i not in in_strings and 15 <= len(line.strip()) <= 70
+          and not line.lstrip().startswith(("#", "@")) and "\t" not in line
+          and not line.rstrip().endswith(("\\", ",", "(", "[", "{"))]
     return sorted(rng.sample(ok, min(n, len(ok))))
 
 
@@ -208,7 +221,7 @@ async def type_line(client: LanguageClient, uri: str, text: str, line: int,
             _inline(client, msg_id, uri, doc, pos, last_change, tally)))]
     await asyncio.gather(*(t for _, t in pending))
     await asyncio.sleep(args.pause)
-    await _actions(client, uri, doc.version, line, last_change, tally)
+    await _actions(client, uri, doc.version, line, tally)
     client.text_document_did_close(types.DidCloseTextDocumentParams(
         types.TextDocumentIdentifier(uri)))
 
@@ -235,8 +248,9 @@ async def _inline(client: LanguageClient, msg_id: str, uri: str,
         tally.inline.append((time.perf_counter() - sent) * 1000)
 
 
-async def _actions(client: LanguageClient, uri: str, version: int, line: int, sent: float,
+async def _actions(client: LanguageClient, uri: str, version: int, line: int,
                    tally: Tally) -> None:
+    sent = time.perf_counter()
     try:
         result = await client.text_document_code_action_async(types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri),
