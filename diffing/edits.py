@@ -123,3 +123,20 @@ def ast_offset(text: str, starts: list[int], lineno: int, col: int) -> int:
     start = starts[lineno - 1]
     end = starts[lineno] if lineno < len(starts) else len(text)
     return start + len(text[start:end].encode()[:col].decode("utf-8", "ignore"))
+
+
+def map_back(edits: list[TextEdit], pos: int, right: bool = False) -> int:
+    """Map a position of the edited text back to the text the ``edits`` were made over.
+
+    A position inside replaced text maps to the replaced region's start (or, with ``right``,
+    its end), so a span mapped back still covers everything it covered.
+    """
+    delta = 0
+    for e in sorted(edits, key=lambda e: e.start):
+        new_start, new_end = e.start + delta, e.start + delta + len(e.new_text)
+        if pos < new_start or (pos == new_start and not right):
+            break
+        if pos <= new_end:
+            return e.end if right or pos > new_start else e.start
+        delta += len(e.new_text) - (e.end - e.start)
+    return pos - delta

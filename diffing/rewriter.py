@@ -24,7 +24,7 @@ from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import SamplerConfig, StepTrace
 
 from .checks import fresh, merge_traces, python_ok, title
-from .edits import minimal_edits
+from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
 from .repair import Unit, mechanical_repairs, units_from_errors
 from .score import score_middles
@@ -112,13 +112,13 @@ class Rewriter:
             units = units_from_errors(probe, self.config.span_cap)
             if not units:
                 break
-            pool = [k for k, e in zip(error_signature(parse(current, path)),
-                                      parse(current, path).errors(), strict=True)
-                    if e.end < units[0].start or e.start > units[0].end]
-            p = self._repair_units(current, units, path, pool, cancel, on_step, strict=False)
+            p = self._repair_units(current, units, path, None, cancel, on_step, strict=False)
             if p is None:
                 break
-            current, spans = p.text, spans + p.spans
+            back = minimal_edits(text, current)
+            spans += [replace(s, start=map_back(back, s.start), end=map_back(back, s.end, True))
+                      for s in p.spans]
+            current = p.text
             traces.append(p.trace)
             sources += p.trace.get("sources", [])
         if current == text:
@@ -298,22 +298,23 @@ class Rewriter:
         slack = 1 if span.kind == "rename" else 4
         return replace(cfg, init_length=max(n, 1), max_length=max(n, 1) + slack)
 
-    def _repair_units(self, text: str, units: list[Unit], path: str | None, pool: list,
-                      cancel: Cancel, on_step: OnStep, *, strict: bool) -> Proposal | None:
-        """Repair each unit; a repair must remove the errors and add none outside ``pool``."""
+    def _repair_units(self, text: str, units: list[Unit], path: str | None,
+                      pool: list | None, cancel: Cancel, on_step: OnStep, *, strict: bool
+                      ) -> Proposal | None:
+        """Repair each unit in turn; the proposal's spans are the units' (over ``text``)."""
         current, shift, sources, traces, spans = text, 0, [], [], []
         for unit in units:
             u = Unit(unit.start + shift, unit.end + shift, unit.frozen and
                      (unit.frozen[0] + shift, unit.frozen[1] + shift), unit.reason)
-            choice, trace = self._repair_choice(current, u, path, pool,
-                                                None if strict else u.end, cancel, on_step)
+            choice, trace = self._repair_choice(current, u, path, pool, strict, cancel,
+                                                on_step)
             traces.append(trace)
             if choice is None:
                 continue
             current, delta = choice.text, len(choice.text) - len(current)
             shift += delta
             sources.append(choice.source)
-            spans += u.spans()
+            spans += unit.spans()
         if current == text:
             return None
         model_only = "same" if all(s == "model" for s in sources) else "none"
@@ -321,17 +322,23 @@ class Rewriter:
                         minimal_edits(text, current), [],
                         {**merge_traces(traces), "sources": sources, "model_text": model_only})
 
-    def _repair_choice(self, text: str, u: Unit, path: str | None, pool: list,
-                       ast_from: int | None, cancel: Cancel, on_step: OnStep
+    def _repair_choice(self, text: str, u: Unit, path: str | None, pool: list | None,
+                       strict: bool, cancel: Cancel, on_step: OnStep
                        ) -> tuple[_Choice | None, dict]:
         """Return the smallest valid repair of unit ``u`` as a whole text; ties go to mechanical.
 
-        Valid: no syntax error outside ``pool`` (tree-sitter) and Python's parser satisfied
-        (or, with ``ast_from``, its first complaint lying past that offset).
+        With a ``pool`` (the errors the text before the edit had), valid means no tree-sitter
+        error outside it and, when ``strict``, Python's parser satisfied. Without one (repairing
+        a file as it is), the unit must be free of errors and Python's first complaint, if
+        any, must lie past it: other broken statements are later units' business.
         """
         def ok(cand: str) -> bool:
-            return not fresh(error_signature(parse(cand, path)), pool) and \
-                python_ok(cand, path, ast_from)
+            if pool is not None:
+                return not fresh(error_signature(parse(cand, path)), pool) and \
+                    (not strict or python_ok(cand, path, None))
+            end = u.end + len(cand) - len(text)
+            return not any(e.start < end and e.end > u.start
+                           for e in parse(cand, path).errors()) and python_ok(cand, path, end)
 
         found: list[_Choice] = []
         for a, b, t in mechanical_repairs(text, u):

@@ -71,3 +71,16 @@ def test_byte_edits_use_utf8_offsets():
     old, new = "é = 1\n", "é = 2\n"
     [(a, b, t)] = byte_edits(old, minimal_edits(old, new))
     assert old.encode()[a:b] == b"1" and t == "2"
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT, TEXT, st.data())
+def test_map_back_lands_on_an_unchanged_position(old, new, data):
+    from remask.diffing.edits import map_back
+
+    edits = minimal_edits(old, new)
+    pos = data.draw(st.integers(0, len(new)))
+    back = map_back(edits, pos)
+    assert 0 <= back <= len(old)
+    if not any(e.start <= back <= e.end for e in edits):  # outside every edit: same text
+        assert old[back:].startswith(new[pos:pos + 1]) or pos == len(new)

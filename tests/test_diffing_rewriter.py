@@ -85,6 +85,15 @@ def test_repair_without_before(rewriter):
         assert any(s.start <= e.start and e.end <= s.end for s in p.spans)
 
 
+def test_repair_fixes_statements_one_after_another(rewriter):
+    text = "x = foo(1, 2\ny = 'ß😀'\nif y > 2\n    print(y)\n"
+    p = rewriter.repair(text, "x.py")
+    assert p is not None and len(p.spans) == 2
+    assert not parse(p.text).has_errors() and "y = 'ß😀'" in p.text
+    for e in p.edits:  # spans are over the input text, and every edit lies inside one
+        assert any(s.start <= e.start and e.end <= s.end for s in p.spans)
+
+
 def test_repair_of_a_valid_file_is_none(rewriter):
     assert rewriter.repair(SRC, "x.py") is None
 
