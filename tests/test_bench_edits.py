@@ -81,10 +81,10 @@ def test_command_writes_rows_for_each_kind(tmp_path, capsys):
 
 def test_real_mode_reports_clean_and_baseline(tmp_path):
     out = tmp_path / "real.json"
-    assert edits.run(parse_args("--real", "--limit", "2", "--json", str(out))) == 0
+    assert edits.run(parse_args("--real", "--limit", "1", "--json", str(out))) == 0
     data = json.loads(out.read_text())
     assert "clean" in data["columns"] and "replace-all exact" in data["columns"]
-    assert data["rows"][-1]["kind"] == "all" and data["rows"][-1]["cases"] == 2
+    assert data["rows"][-1]["kind"] == "all" and data["rows"][-1]["cases"] == 1
 
 
 @pytest.mark.parametrize("argv", [["--limit", "0"], ["--source", "/nonexistent"],
