@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
             row("code actions, asked after the line", tally.action),
             row("fill_at in-process, no server", in_process(texts, jobs, args.model))]
     rss_mb = max(tally.rss_kib, default=0) / 1024
-    stale = {"dropped_by_server": server_stats.get("stale_dropped", 0),
+    stale = {"dropped_by_server": server_stats.get("stale_analyses", 0)
+             + server_stats.get("stale_fills", 0),
              "cancelled_mid_denoise": server_stats.get("cancelled", 0),
              "cancelled_by_client": tally.cancelled, "stale_on_arrival": tally.stale_on_arrival,
              "wrong_version_edits": tally.wrong_version}

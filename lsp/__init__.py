@@ -1,0 +1,1 @@
+"""remask's language server (pygls), started by ``remask lsp``."""

@@ -74,7 +74,7 @@ async def analyze(state: DocState) -> None:
                                                      f"remask: analysis failed: {e!r}"))
         return
     if proposals is not None and state.version != v:
-        ls.docs.stats.add("stale_dropped")
+        ls.docs.stats.add("stale_analyses")
     elif proposals is not None:
         ls.docs.stats.add("analyses")
         state.analysis = Analysis(v, text, cursor, spans, proposals)
@@ -131,8 +131,9 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
         return
     text = ls.workspace.get_text_document(state.uri).source
     state.version = params.text_document.version
-    state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding),
-                                         params.content_changes[-1])
+    changes = params.content_changes
+    state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1]) \
+        if changes else state.cursor
     ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)
 
 
@@ -181,7 +182,7 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
     finally:
         live.finish()
     if p is None or state.version != v:
-        ls.docs.stats.add("stale_dropped" if p is not None else "empty")
+        ls.docs.stats.add("stale_fills" if p is not None else "empty")
         return None
     ls.docs.stats.add("proposals_sent")
     return types.InlineCompletionList(items=convert.inline_items(p, text, cursor, loc))
