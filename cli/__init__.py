@@ -11,10 +11,13 @@ import sys
 COMMANDS = ("fill", "repair", "propagate", "train", "bench", "lsp", "tui", "hook")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only``, just that command's module is imported (fast start)."""
     parser = argparse.ArgumentParser(prog="remask", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as e:
@@ -26,7 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = argv[0] if argv and argv[0] in COMMANDS else None
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
