@@ -8,6 +8,7 @@ change for a document it never opened should not interrupt the user.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from lsprotocol import types
@@ -44,6 +45,7 @@ class RemaskServer(LanguageServer):
         self.model = Model()
         self.settings = Settings()
         self.init_options: object = None  # initializationOptions, applied once initialized
+        self.ready = asyncio.Event()  # set once the first model load has succeeded or failed
 
     @property
     def encoding(self) -> str:

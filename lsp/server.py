@@ -85,6 +85,7 @@ async def analyze(state: DocState) -> None:
 async def propose(ls: RemaskServer, state: DocState, v: int, before: str, text: str,
                   spans: list[Span]) -> list[Proposal] | None:
     """Denoise the spans into proposals on the model thread; None when cancelled as stale."""
+    await ls.ready.wait()
     rw = ls.model.rewriter
     if rw is None or not spans:
         return []
@@ -109,6 +110,7 @@ async def initialized(ls: RemaskServer, params: types.InitializedParams) -> None
     Done here, not in ``initialize``, because messages may only be shown from now on.
     """
     await configure(ls, ls.init_options)
+    ls.ready.set()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -165,6 +167,7 @@ async def code_action(ls: RemaskServer, params: types.CodeActionParams,
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
 async def inline_completion(ls: RemaskServer, params: types.InlineCompletionParams,
                             ) -> types.InlineCompletionList | None:
+    await ls.ready.wait()
     state, rw = ls.docs.get(params.text_document.uri), ls.model.rewriter
     if state is None or rw is None:
         return None
