@@ -92,24 +92,27 @@ def units_from_errors(text: str, cap: int) -> list[Unit]:
         return [Unit(s, e_, None, f"line {lineno}: {e.msg}")]
 
 
-def mechanical_repairs(text: str, unit: Unit, budget: int = 400) -> list[tuple[int, int, str]]:
+def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[int, int, str]]:
     """Return single edits (start, end, new_text) in ``text`` coordinates that may repair the unit.
 
     The closers/colon/stray-closer moves come first, then every one-character insertion of
-    punctuation at a token boundary (bounded by ``budget``); the caller parses each.
+    punctuation at a token boundary, last position first (bounded by ``budget``); the caller
+    parses each, in this order, and ranks equal-size repairs by it.
     """
     body = text[unit.start:unit.end]
     opened, stray, quote = _scan(body)
     out: list[tuple[int, int, str]] = []
     tail = len(body.rstrip())
+    compound = body.lstrip().split(" ")[0].rstrip(":") in _COMPOUND
+    if compound and body[:tail].endswith(":"):
+        tail -= 1  # close brackets before a header's colon
     closers = (quote or "") + "".join(_PAIRS[c] for c in reversed(opened))
-    colon = ":" if body.lstrip().split(" ")[0].rstrip(":") in _COMPOUND \
-        and not body.rstrip().endswith(":") else ""
+    colon = ":" if compound and not body.rstrip().endswith(":") else ""
     if closers or colon:
         out.append((unit.start + tail, unit.start + tail, closers + colon))
     for i in stray:
         out.append((unit.start + i, unit.start + i + 1, ""))
-    for i in range(len(body) + 1):
+    for i in range(len(body), -1, -1):  # from the end: a deleted closer is usually late
         if i not in (0, len(body)) and body[i - 1].isalnum() and body[i].isalnum():
             continue
         for ch in _INSERTABLE:
