@@ -80,8 +80,14 @@ class Live:
                 ids.append(g if g is not None and not tok.is_special(g) else None)
             elif not tok.is_special(t):
                 ids.append(t)
-        text = "".join(HIDDEN if t is None else tok.decode([t]) for t in ids)
-        return text, step.canvas.count(mask)
+        parts, run = [], []  # runs of tokens decode together: a character may span tokens
+        for t in ids:
+            if t is not None:
+                run.append(t)
+                continue
+            parts += [tok.decode(run), HIDDEN]
+            run = []
+        return "".join(parts) + tok.decode(run), step.canvas.count(mask)
 
     def _emit(self, params: dict, late: bool) -> None:
         self.ls.protocol.notify(DENOISE_STEP, params)

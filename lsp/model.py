@@ -19,6 +19,8 @@ from .settings import Settings
 
 
 class Model:
+    """The engine (None when it failed to load, with ``error`` saying why) and its Rewriter."""
+
     def __init__(self, default: Path | None = None) -> None:
         self.default = default  # --model, else the bundled model
         self.engine: Engine | None = None
