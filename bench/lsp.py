@@ -119,16 +119,19 @@ def in_process(texts: dict[Path, str], jobs: list[tuple[Path, int]], model: Path
     from remask.infill.engine import load_engine
     from remask.lsp.settings import Settings
 
-    torch.set_num_threads(1)
     engine = load_engine(model)
     rw = Rewriter(engine, Settings().rewriter_config(engine.sampler))
-    ms = []
-    for path, line in jobs:
-        text = texts[path]
-        cursor = sum(len(t) + 1 for t in text.split("\n")[:line + 1]) - 1
-        t0 = time.perf_counter()
-        rw.fill_at(text, cursor, str(path))
-        ms.append((time.perf_counter() - t0) * 1000)
+    ms, threads = [], torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for path, line in jobs:
+            text = texts[path]
+            cursor = sum(len(t) + 1 for t in text.split("\n")[:line + 1]) - 1
+            t0 = time.perf_counter()
+            rw.fill_at(text, cursor, str(path))
+            ms.append((time.perf_counter() - t0) * 1000)
+    finally:
+        torch.set_num_threads(threads)  # a caller in the same process keeps its setting
     return ms
 
 
