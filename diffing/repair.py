@@ -31,6 +31,7 @@ class Unit:
     end: int
     frozen: tuple[int, int] | None
     reason: str
+    anchor: int | None = None  # where the break most likely is: the keystroke, or the parser
 
     def spans(self) -> list[Span]:
         """Return the unit minus the frozen bytes: the spans a front end shows."""
@@ -71,7 +72,8 @@ def unit_from_edit(before: str, after: str, start: int, old_end: int, new_end: i
     e += (new_end - old_end)
     if e - s > cap:
         return None
-    return Unit(s, e, (start, new_end), f"statement on line {line} no longer parses")
+    return Unit(s, e, (start, new_end), f"statement on line {line} no longer parses",
+                new_end)
 
 
 def units_from_errors(text: str, cap: int) -> list[Unit]:
@@ -89,15 +91,17 @@ def units_from_errors(text: str, cap: int) -> list[Unit]:
         line = text[s:end].rstrip("\r\n")
         s += len(line) - len(line.lstrip())
         e_ = min(s + len(line.strip()), s + cap)
-        return [Unit(s, e_, None, f"line {lineno}: {e.msg}")]
+        at = starts[lineno - 1] + max((e.offset or 1) - 1, 0)
+        return [Unit(s, e_, None, f"line {lineno}: {e.msg}", min(max(at, s), e_))]
 
 
 def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[int, int, str]]:
     """Return single edits (start, end, new_text) in ``text`` coordinates that may repair the unit.
 
     The closers/colon/stray-closer moves come first, then every one-character insertion of
-    punctuation at a token boundary, last position first (bounded by ``budget``); the caller
-    parses each, in this order, and ranks equal-size repairs by it.
+    punctuation at a token boundary, nearest the unit's anchor first (the keystroke that
+    broke it, or where the parser complained), bounded by ``budget``; the caller parses each
+    in this order and ranks equal-size repairs by it.
     """
     body = text[unit.start:unit.end]
     opened, stray, quote = _scan(body)
@@ -112,7 +116,8 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
         out.append((unit.start + tail, unit.start + tail, closers + colon))
     for i in stray:
         out.append((unit.start + i, unit.start + i + 1, ""))
-    for i in range(len(body), -1, -1):  # from the end: a deleted closer is usually late
+    anchor = (unit.anchor if unit.anchor is not None else unit.end) - unit.start
+    for i in sorted(range(len(body) + 1), key=lambda i: (abs(i - anchor), -i)):
         if i not in (0, len(body)) and body[i - 1].isalnum() and body[i].isalnum():
             continue
         for ch in _INSERTABLE:

@@ -304,8 +304,9 @@ class Rewriter:
         """Repair each unit in turn; the proposal's spans are the units' (over ``text``)."""
         current, shift, sources, traces, spans = text, 0, [], [], []
         for unit in units:
-            u = Unit(unit.start + shift, unit.end + shift, unit.frozen and
-                     (unit.frozen[0] + shift, unit.frozen[1] + shift), unit.reason)
+            u = replace(unit, start=unit.start + shift, end=unit.end + shift,
+                        frozen=unit.frozen and (unit.frozen[0] + shift, unit.frozen[1] + shift),
+                        anchor=None if unit.anchor is None else unit.anchor + shift)
             choice, trace = self._repair_choice(current, u, path, pool, strict, cancel,
                                                 on_step)
             traces.append(trace)
