@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -57,10 +58,27 @@ class DocState:
         self.analysis: Analysis | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.task: asyncio.Future[None] | None = None
+        self.asking = 0  # inline completions waiting for or using the model
 
     def stale(self, version: int) -> CancelCheck:
         """Return a cancel check that turns true once ``version`` is no longer the latest."""
         return lambda: self.version != version
+
+    def background(self, version: int) -> CancelCheck:
+        """Return a cancel check for work no request waits on.
+
+        It also turns true while a fill is asked for, so the model serves the user first.
+        """
+        return lambda: self.version != version or self.asking > 0
+
+    @contextmanager
+    def ask(self) -> Iterator[None]:
+        """Mark an interactive request (an inline completion) as waiting for the model."""
+        self.asking += 1
+        try:
+            yield
+        finally:
+            self.asking -= 1
 
     def settle(self, text: str, version: int) -> None:
         """Take ``text`` as the base the next edit is diffed against."""
@@ -119,14 +137,17 @@ class Documents:
 
     async def current(self, state: DocState,
                       analyze: Callable[[DocState], Awaitable[None]]) -> Analysis | None:
-        """Return the latest version's analysis, starting it now if the debounce still waits.
+        """Return the latest version's analysis, starting it now if none is under way.
 
         A request cancelled while waiting leaves the shared analysis running (diagnostics need
         it too); None when the document moved on meanwhile.
         """
-        if state.timer is not None:
-            state.timer.cancel()
-            self._start(state, analyze)
+        a = state.analysis
+        idle = state.task is None or state.task.done()
+        if state.timer is not None or idle and (a is None or a.version != state.version):
+            if state.timer is not None:
+                state.timer.cancel()
+            self._start(state, analyze)  # also redoes one that yielded to a fill
         if state.task is not None and not state.task.done():
             await asyncio.shield(state.task)
         a = state.analysis

@@ -89,11 +89,13 @@ async def propose(ls: RemaskServer, state: DocState, v: int, before: str, text: 
     rw = ls.model.rewriter
     if rw is None or not spans:
         return []
+    if state.asking:
+        return None  # a fill the user waits on goes first; a code action request redoes this
     live = Live(ls, ls.model.engine, state.uri, v, "propose")
     try:
         return await ls.docs.run(lambda cancel: rw.propose(
             before, text, state.path, None, cancel=cancel, on_step=live.on_step),
-            state.stale(v))
+            state.background(v))
     finally:
         live.finish()
 
@@ -174,14 +176,15 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
     v, text = state.version, ls.workspace.get_text_document(state.uri).source
     loc = convert.Locator(text, ls.encoding)
     cursor = loc.offset(params.position)
-    if params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic:
-        # Typed, not asked for: another key may follow, and a fill costs the model thread
-        # ~100 ms before its first cancel check, so wait for a pause as diagnostics do.
-        await asyncio.sleep(ls.settings.debounce_ms / 1000)
     live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token)
     try:
-        p = await ls.docs.run(lambda cancel: rw.fill_at(
-            text, cursor, state.path, cancel=cancel, on_step=live.on_step), state.stale(v))
+        with state.ask():
+            if params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic:
+                # Typed, not asked for: another key may follow, and a fill costs the model
+                # thread ~100 ms before its first cancel check, so wait for a pause.
+                await asyncio.sleep(ls.settings.debounce_ms / 1000)
+            p = await ls.docs.run(lambda cancel: rw.fill_at(
+                text, cursor, state.path, cancel=cancel, on_step=live.on_step), state.stale(v))
     finally:
         live.finish()
     if p is None or state.version != v:
