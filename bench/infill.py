@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from remask.infill.engine import Engine, load_engine
-from remask.infill.sampler import SamplerConfig
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from remask.infill.engine import Engine, load_engine
+from remask.infill.sampler import SamplerConfig
 
 from .humaneval import DEFAULT_DATA, SPLITS, Task, load_tasks, subset
 from .report import report

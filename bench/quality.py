@@ -21,6 +21,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 import torch
+
 from remask.infill.data import DataConfig
 from remask.infill.engine import BUNDLED, BUNDLED_AR, Engine, load_engine
 from remask.infill.sampler import SamplerConfig

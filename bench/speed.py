@@ -24,6 +24,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import torch
+
 from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
 from remask.infill.sampler import SamplerConfig
 

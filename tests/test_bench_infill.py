@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from remask.bench.humaneval import SPLITS, load_tasks, subset
 from remask.bench.infill import generate_all, is_exact, judge_all, summarize
 from remask.bench.report import report

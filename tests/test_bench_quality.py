@@ -6,6 +6,7 @@ import json
 import math
 
 import pytest
+
 from remask.bench.quality import COLUMNS, heldout_ce
 from remask.cli import main
 from remask.infill.engine import BUNDLED

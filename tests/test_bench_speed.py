@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from remask.bench.speed import configs
 from remask.cli import main
 from remask.infill.engine import BUNDLED, BUNDLED_AR

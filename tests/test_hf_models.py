@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from remask.infill.engine import load_engine
-from remask.infill.sampler import SamplerConfig
 from safetensors.torch import save_file
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import (
@@ -26,6 +24,9 @@ from transformers import (
     RobertaConfig,
     RobertaForMaskedLM,
 )
+
+from remask.infill.engine import load_engine
+from remask.infill.sampler import SamplerConfig
 
 TEXTS = ["def add(a, b):\n    return a + b\n", "values = [x * x for x in range(10)]\n",
          "class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n"] * 4

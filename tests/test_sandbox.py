@@ -6,6 +6,7 @@ import socket
 import threading
 
 import pytest
+
 from remask.bench.humaneval import load_tasks, subset
 from remask.bench.sandbox import SandboxConfig, network_isolation, run_program
 
