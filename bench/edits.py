@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", type=Path, default=None, help="write the rows here")
     p.add_argument("--real", action="store_true", help="run the real-edits cases instead")
     p.add_argument("--candidates", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=2, help="re-mask rounds on new errors")
     p.add_argument("--model", type=Path, default=None,
                    help="model directory (default: the bundled model)")
     p.set_defaults(func=run)
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as e:
         print(f"remask bench edits: {e}", file=sys.stderr)
         return 2
-    rewriter = Rewriter(engine, RewriterConfig(candidates=args.candidates,
+    rewriter = Rewriter(engine, RewriterConfig(candidates=args.candidates, rounds=args.rounds,
                                                sampler=engine.sampler))
     results = []
     with Progress(transient=True) as progress:
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
              " model exact: the model's own top candidates only",
              f"model: {engine.name}; real-edits projects are not in the training corpus"]
     report(rows, columns, "remask bench edits" + (" --real" if args.real else ""),
-           args.json, meta={"model": engine.name, "real": args.real,
+           args.json, meta={"model": engine.name, "real": args.real, "rounds": args.rounds,
                             "cases": results}, notes=notes)
     return 0
 
@@ -77,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
 def _cases(args: argparse.Namespace) -> list[Case]:
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be at least 1")
-    if args.candidates < 1:
-        raise ValueError("--candidates must be at least 1")
+    if args.candidates < 1 or args.rounds < 0:
+        raise ValueError("--candidates must be at least 1 and --rounds at least 0")
     if args.real:
         if not REAL.exists():
             raise ValueError(f"{REAL}: not found")

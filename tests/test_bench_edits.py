@@ -81,14 +81,16 @@ def test_command_writes_rows_for_each_kind(tmp_path, capsys):
 
 def test_real_mode_reports_clean_and_baseline(tmp_path):
     out = tmp_path / "real.json"
-    assert edits.run(parse_args("--real", "--limit", "1", "--json", str(out))) == 0
+    argv = ["--real", "--limit", "1", "--rounds", "0", "--json", str(out)]
+    assert edits.run(parse_args(*argv)) == 0
     data = json.loads(out.read_text())
     assert "clean" in data["columns"] and "replace-all exact" in data["columns"]
     assert data["rows"][-1]["kind"] == "all" and data["rows"][-1]["cases"] == 1
 
 
 @pytest.mark.parametrize("argv", [["--limit", "0"], ["--source", "/nonexistent"],
-                                  ["--candidates", "0"], ["--model", "/nonexistent"]])
+                                  ["--candidates", "0"], ["--rounds", "-1"],
+                                  ["--model", "/nonexistent"]])
 def test_bad_input(argv, capsys, tmp_path):
     out = tmp_path / "x.json"
     assert edits.run(parse_args(*argv, "--json", str(out))) == 2
