@@ -27,7 +27,6 @@ from .checks import fresh, merge_traces, python_ok, title
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
 from .repair import Unit, mechanical_repairs, units_from_errors
-from .score import score_middles
 from .spans import KINDS, affected_spans, cursor_hole, repair_units
 from .syntax import Document, error_signature, new_errors, parse
 from .verify import passes
@@ -177,14 +176,14 @@ class Rewriter:
         def bad(middle: str) -> list[tuple[int, int]] | None:
             return self._new_error_ranges(baseline, prefix, middle, suffix, path)
 
-        fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates,
-                                sampler=sampler or self.config.sampler, cancel=cancel,
-                                on_step=on_step)
-        return self._validate(prefix, suffix, fill, bad, cancel, on_step)
+        cfg = sampler or self.config.sampler
+        fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
+                                cancel=cancel, on_step=on_step)
+        return self._validate(prefix, suffix, fill, bad, cancel, on_step, cfg)
 
     def _validate(self, prefix: str, suffix: str, fill: Fill,
                   bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
-                  on_step: OnStep) -> SpanResult:
+                  on_step: OnStep, sampler: SamplerConfig | None = None) -> SpanResult:
         """Run the re-mask rounds on every candidate; keep those that end up valid."""
         traces, good = [fill.trace.as_dict()], []
         for k, cand in enumerate(fill.texts):
@@ -194,8 +193,8 @@ class Rewriter:
                 if ranges is None:
                     good.append(middle)
                     break
-                refill = self.engine.refill(prefix, suffix, tokens, ranges, cancel=cancel,
-                                            on_step=on_step)
+                refill = self.engine.refill(prefix, suffix, tokens, ranges, sampler=sampler,
+                                            cancel=cancel, on_step=on_step)
                 traces.append(refill.trace.as_dict())
                 tokens, middle = refill.tokens[0], refill.text
         if not good:
@@ -275,7 +274,7 @@ class Rewriter:
                                 sampler=self._sampler_for(span, text[s:e]), cancel=cancel,
                                 on_step=on_step)
         pool = list(dict.fromkeys(mech + res.candidates))
-        scores = dict(zip(pool, score_middles(self.engine, text[:s], text[e:], pool),
+        scores = dict(zip(pool, self.engine.score(text[:s], text[e:], pool),
                           strict=True))
         model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates
                         if not strict or python_ok(text[:s] + m + text[e:], path, None)),

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch
+
 from .ar import ARModel, ar_generate, load_ar
 from .denoiser import Denoiser, load_denoiser
 from .hf import checkpoint_kind, load_hf_denoiser
@@ -65,14 +67,16 @@ class Engine:
         return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
 
     def refill(self, prefix: str, suffix: str, tokens: list[int], reopen: list[tuple[int, int]],
-               *, candidates: int = 1, cancel: Callable[[], bool] | None = None,
+               *, candidates: int = 1, sampler: SamplerConfig | None = None,
+               cancel: Callable[[], bool] | None = None,
                on_step: Callable[[int, StepTrace], None] | None = None) -> Fill:
         """Denoise again the tokens of an earlier fill that overlap ``reopen``.
 
         ``reopen`` holds character ranges of that fill's text; every other token is kept.
         """
         if not self.is_diffusion:
-            return self.fill(prefix, suffix, candidates=candidates, cancel=cancel)
+            return self.fill(prefix, suffix, candidates=candidates, sampler=sampler,
+                             cancel=cancel)
         mask = self.tokenizer.special.mask
         canvas, pos = [], 0
         for i, t in enumerate(tokens):
@@ -84,10 +88,35 @@ class Engine:
         if mask not in canvas:
             canvas.append(mask)
         rows, trace = generate(self.backend, self.tokenizer.encode(prefix),
-                               self.tokenizer.encode(suffix), self.sampler,
+                               self.tokenizer.encode(suffix), sampler or self.sampler,
                                candidates=candidates, init_canvas=canvas, cancel=cancel,
                                on_step=on_step)
         return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
+
+    @torch.no_grad()
+    def score(self, prefix: str, suffix: str, middles: list[str]) -> list[float]:
+        """Mean token log-probability of each middle between ``prefix`` and ``suffix``.
+
+        Every token of a candidate is masked at once and all candidates share one forward
+        pass, so model-made and mechanical candidates are ranked on the same scale. An empty
+        middle is scored as one ``<delete>``. The AR baseline has no masked scoring: every
+        candidate scores 0.0 there and the ranking falls back to order.
+        """
+        if not self.is_diffusion or not middles:
+            return [0.0] * len(middles)
+        tok, sp = self.tokenizer, self.tokenizer.special
+        rows = [tok.encode(m) or [sp.delete] for m in middles]
+        M = max(len(r) for r in rows)
+        ctx = self.backend.context(tok.encode(prefix), tok.encode(suffix), M)
+        canvas = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)
+        valid = torch.zeros(len(rows), M, dtype=torch.bool)  # (B, M)
+        target = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)
+        for i, r in enumerate(rows):
+            canvas[i, :len(r)], valid[i, :len(r)] = sp.mask, True
+            target[i, :len(r)] = torch.tensor(r)
+        logits, _ = self.backend.logits(ctx, canvas, valid)  # (B, M, V)
+        logp = torch.log_softmax(logits, dim=-1).gather(-1, target[..., None])[..., 0]  # (B, M)
+        return [float(logp[i, :len(r)].mean()) for i, r in enumerate(rows)]
 
     def decode_tokens(self, ids: list[int]) -> list[str]:
         """Each id's text (for showing a canvas token by token)."""
