@@ -132,7 +132,9 @@ def inline_items(p: Proposal, text: str, cursor: int, loc: Locator,
         edits = p.edits if new is p.text else minimal_edits(text, new)
         r = replacement(text, new, edits, cursor)
         if r is not None and all(r[2] != i.insert_text for i in items):
-            items.append(types.InlineCompletionItem(insert_text=r[2], range=loc.range(r[0], r[1])))
+            # clients show an item only when the replaced text is a prefix of its filter text
+            items.append(types.InlineCompletionItem(insert_text=r[2], range=loc.range(r[0], r[1]),
+                                                    filter_text=text[r[0]:r[1]] + r[2]))
     return items
 
 

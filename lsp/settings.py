@@ -31,7 +31,7 @@ class Settings:
 
     def merge(self, raw: Any) -> tuple[Settings, list[str]]:
         """Apply a client's settings object; returns the new settings and one line per problem."""
-        if raw is None:
+        if raw is None or raw == []:  # an empty Lua table arrives as a JSON list
             return self, []
         if not isinstance(raw, dict):
             return self, [f"settings must be an object, got {type(raw).__name__}"]
