@@ -38,6 +38,7 @@ class Tally:
     inline_items: int = 0
     actions_sent: int = 0
     actions_answered: int = 0
+    action_edits: int = 0  # versioned document edits received in code actions
     errors: int = 0  # JSON-RPC error answers (cancelled, content modified): answered, no edit
     stale_answers: int = 0  # answers carrying an edit for a version other than the one asked
     inline_late: int = 0  # inline items that arrived after a newer change was sent (a race)
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
              "value": f"{tally.inline_answered} / {tally.inline_sent}"},
             {"measure": "code actions answered / sent",
              "value": f"{tally.actions_answered} / {tally.actions_sent}"},
+            {"measure": "versioned edits in code actions", "value": tally.action_edits},
             {"measure": "error answers (cancelled, modified)", "value": tally.errors},
             {"measure": "answers for a stale version (must be 0)", "value": tally.stale_answers},
             {"measure": "requests never answered (must be 0)", "value": lost},
@@ -214,8 +216,10 @@ async def _actions(client: LanguageClient, uri: str, version: int, line: int,
     for action in result or []:
         edit = getattr(action, "edit", None)
         for change in (edit.document_changes or []) if edit else []:
-            if getattr(change, "text_document", None) and change.text_document.version != version:
-                tally.stale_answers += 1
+            if getattr(change, "text_document", None) is None:
+                continue
+            tally.action_edits += 1
+            tally.stale_answers += change.text_document.version != version
 
 
 async def _sample_rss(pid: int, tally: Tally) -> None:
