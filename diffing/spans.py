@@ -203,6 +203,7 @@ def cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool = True) 
     ls = starts[n]
     le = starts[n + 1] if n + 1 < len(starts) else len(text)
     line = text[ls:le].rstrip("\r\n")
+    cursor = min(cursor, ls + len(line))  # a cursor between CR and LF sits at the line end
     if marker and marker in line:
         cands = [ls + i for i in range(len(line)) if line.startswith(marker, i)]
         i = min(cands, key=lambda c: abs(c - cursor))
