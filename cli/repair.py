@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from remask.diffing.checks import python_ok
 from remask.diffing.files import SourceError, read_source
 from remask.diffing.rewriter import Rewriter
+from remask.diffing.syntax import parse
 
 from .common import UsageError, engine_from_args, fail
 from .edit_common import add_rewrite_args, emit, rewriter_config
@@ -22,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         text = read_source(args.file)
+        if python_ok(text, args.file, None) and not parse(text, args.file).has_errors():
+            print(f"{args.file}: no syntax errors; nothing to repair", file=sys.stderr)
+            return 0
         engine = engine_from_args(args)
         config = rewriter_config(args, engine)
     except (SourceError, UsageError) as e:

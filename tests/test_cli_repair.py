@@ -50,12 +50,12 @@ def test_write_replaces_atomically_keeping_mode_crlf_and_text(tmp_path, capsys):
     assert os.stat(path).st_mode & 0o777 == 0o640
 
 
-def test_valid_file_gives_exit_1_and_no_write(tmp_path, capsys):
+def test_valid_file_gives_exit_0_and_no_write(tmp_path, capsys):
     path = tmp_path / "ok.py"
     path.write_text("x = 1\n")
     before = path.stat().st_mtime_ns
     code, out, err = run(capsys, path, "--write")
-    assert code == 1 and out == "" and "no repair" in err
+    assert code == 0 and out == "" and "no syntax errors" in err
     assert path.stat().st_mtime_ns == before
 
 
@@ -75,3 +75,11 @@ def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, setup, e
     assert code == 2 and out == ""
     assert err.startswith("remask repair: ") and err.count("\n") == 1
     assert (path.read_bytes() if path.is_file() else None) == snapshot
+
+
+def test_a_file_without_syntax_errors_needs_no_model(tmp_path, capsys):
+    src = tmp_path / "ok.py"
+    src.write_text("x = 1\n")
+    assert main(["repair", str(src), "--model", str(tmp_path / "no-model")]) == 0
+    assert "no syntax errors" in capsys.readouterr().err
+    assert src.read_text() == "x = 1\n"
