@@ -32,6 +32,7 @@ class SamplerConfig:
     max_steps: int = 256
     temperature: float = 0.0  # 0: deterministic (argmax)
     delete_scale: float = 0.9  # deletes need more confidence: easy pads would empty the canvas
+    max_resizes: int = 24  # expand + delete commits per canvas; then its length is fixed
     remask_below: float = 0.0  # re-mask committed tokens whose probability fell below this
     max_remasks: int = 16
     seed: int = 0
@@ -105,7 +106,7 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
     gen = torch.Generator().manual_seed(cfg.seed)
     banned = torch.tensor([sp.pad, sp.bos, sp.eos, sp.mask, sp.fim_prefix, sp.fim_suffix,
                            sp.fim_middle])
-    remasks = 0
+    remasks, resizes = 0, [0] * len(rows)
     for _ in range(cfg.max_steps):
         if not any(sp.mask in r for r in rows):
             break
@@ -122,6 +123,9 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
         logits[..., banned] = -torch.inf
         if oracle_length is not None:
             logits[..., [sp.expand, sp.delete]] = -torch.inf
+        for i, n in enumerate(resizes):  # a canvas can't grow and shrink forever
+            if n >= cfg.max_resizes:
+                logits[i, :, [sp.expand, sp.delete]] = -torch.inf
         probs = torch.softmax(logits / max(cfg.temperature, 1e-6), dim=-1) \
             if cfg.temperature > 0 else torch.softmax(logits, dim=-1)
         if cfg.temperature > 0:
@@ -134,6 +138,7 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
             rows[i], st = _commit_row(r, pred[i], conf[i], probs[i], cfg, sp,
                                       allow_remask=remasks < cfg.max_remasks)
             remasks += st.remasked
+            resizes[i] += st.expanded + st.deleted
             for k in ("committed", "remasked", "expanded", "deleted"):
                 setattr(step, k, getattr(step, k) + getattr(st, k))
             if i == 0:
