@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -211,6 +212,7 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
         rng.bit_generator.state = state["rng"][rank % len(state["rng"])]
     train_corpus = Corpus(corpus, "train")
     evals = heldout_batches(corpus, tok, cfg, model_cfg.shift) if rank == 0 else []
+    state.setdefault("commands", []).append(" ".join(["remask", *sys.argv[1:]]))
     log(f"model {model.num_params() / 1e6:.2f}M params, {cfg.objective}, "
         f"{'resumed at step ' + str(state['step']) if resumed else 'new run'}, world {world}")
 
@@ -298,7 +300,7 @@ def export(run: Path, out: Path, command: str, commit: str) -> dict:
             "tokens_this_run": state["tokens"], "steps": state["step"],
             "train_seconds": round(state["seconds"]), "curve": state["curve"],
             "config": state["config"], "init": state.get("init"),
-            "command": command, "commit": commit}
+            "train_commands": state.get("commands", []), "command": command, "commit": commit}
     (tmp / "training.json").write_text(json.dumps(info, indent=1) + "\n")
     if out.exists():
         shutil.rmtree(out)
