@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -55,6 +55,7 @@ class DocState:
         self.version = version  # latest version received; -1 once closed
         self.settled, self.settled_version = text, version  # "before" for the next edit
         self.cursor: int | None = None  # str offset after the latest change
+        self.inline_arrivals: deque[int] = deque()  # versions inline requests arrived at
         self.analysis: Analysis | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.task: asyncio.Future[None] | None = None

@@ -28,12 +28,26 @@ ANSWERED = "remask/answeredWithError"
 class RemaskProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
-            return super().structure_message(data)
+            message = super().structure_message(data)
         except JsonRpcException as e:
             if "id" not in data or "method" not in data:
                 raise
             self._send_response(data["id"], error=e.to_response_error())
             return JsonRPCNotification(method=ANSWERED, jsonrpc="2.0", params=None)
+        if data.get("method") == types.TEXT_DOCUMENT_INLINE_COMPLETION and "id" in data:
+            self._stamp_arrival(data.get("params"))
+        return message
+
+    def _stamp_arrival(self, params: Any) -> None:
+        """Note the document version an inline request was sent against, as it is read.
+
+        Messages are read in order, but a coroutine handler starts later, after the changes
+        that followed it were applied; its answer must be judged against this version.
+        """
+        uri = params.get("textDocument", {}).get("uri") if isinstance(params, dict) else None
+        state = self._server.docs.get(uri) if isinstance(uri, str) else None
+        if state is not None:
+            state.inline_arrivals.append(state.version)
 
 
 class RemaskServer(LanguageServer):

@@ -171,9 +171,16 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
                             ) -> types.InlineCompletionList | None:
     await ls.ready.wait()
     state, rw = ls.docs.get(params.text_document.uri), ls.model.rewriter
-    if state is None or rw is None:
+    if state is None:
         return None
-    v, text = state.version, ls.workspace.get_text_document(state.uri).source
+    # judged against the version the request was sent at, not one that arrived after it
+    v = state.inline_arrivals.popleft() if state.inline_arrivals else state.version
+    if rw is None:
+        return None
+    if v != state.version:
+        ls.docs.stats.add("stale_fills")
+        return None
+    text = ls.workspace.get_text_document(state.uri).source
     loc = convert.Locator(text, ls.encoding)
     cursor = loc.offset(params.position)
     live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token)
