@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-minutes", type=float, default=0)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--precision", choices=["auto", "bf16", "fp32"], default="auto",
+                   help="autocast dtype; auto uses bf16 only where the CPU has it natively")
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--block", type=int, default=DataConfig.block)
     p.add_argument("--d-model", type=int, default=ModelConfig.d_model)
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     model_cfg = ModelConfig(d_model=args.d_model, n_layer=args.n_layer, n_head=args.n_head,
                             d_ff=d_ff, shift=not args.no_shift)
     cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
-                      threads=args.threads, eval_every=args.eval_every,
+                      threads=args.threads, precision=args.precision, eval_every=args.eval_every,
                       max_tokens=int(args.max_tokens), max_minutes=args.max_minutes,
                       vocab_size=args.vocab_size, data=DataConfig(block=args.block))
     _init_distributed()

@@ -30,6 +30,21 @@ def check_source(data: bytes, name: str, max_bytes: int = MAX_BYTES) -> str:
         raise SourceError(f"{name}: not UTF-8 (byte {e.start})") from None
 
 
+def check_text(text: str, name: str, max_bytes: int = MAX_BYTES) -> None:
+    """Raise SourceError when already-decoded text (an editor's buffer) is no file to edit.
+
+    The same rules as ``check_source``: a buffer can hold NULs (a binary file opened as text),
+    lone surrogates (bytes an editor could not decode, escaped) or far too much text.
+    """
+    if len(text) > max_bytes:  # characters <= bytes, so this skips encoding a huge buffer
+        raise SourceError(f"{name}: {len(text):,} characters is over the {max_bytes:,}-byte cap")
+    try:
+        check_source(text.encode("utf-8"), name, max_bytes)
+    except UnicodeEncodeError as e:
+        raise SourceError(f"{name}: not UTF-8 (character {e.start} is a lone surrogate)") \
+            from None
+
+
 def read_source(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
     """Read a text file exactly (no newline translation) or raise SourceError."""
     path = Path(path)

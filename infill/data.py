@@ -8,7 +8,8 @@ character ranges — and prefix, middle and suffix are tokenized apart, exactly 
 For diffusion the middle becomes a canvas with variable-length targets (DreamOn-style): a pair of
 adjacent tokens may merge into one ``<expand>`` target (the canvas was too short there) and
 ``<delete>`` targets pad it (too long); both are always masked, so the model learns to grow and
-shrink a canvas whose true length it is never told.
+shrink a canvas whose true length it is never told. Being masked always, they weigh 1, not 1/t:
+weighed 1/t they outweighed the code itself and the sampler learned mostly to delete.
 """
 
 from __future__ import annotations
@@ -150,10 +151,10 @@ def diffusion_example(p, m, s, tok: Tokenizer, cfg: DataConfig, rng: np.random.G
     targets = [IGNORE] * len(seq)
     weights = [0.0] * len(seq)
     first = n_ctx + 1  # position of the first canvas token
-    for j, (c, mk) in enumerate(zip(canvas, masked, strict=True)):
-        if mk:
+    for j, (c, mk, sp_j) in enumerate(zip(canvas, masked, special, strict=True)):
+        if mk:  # 1/t undoes a mask drawn with chance t; <expand>/<delete> are masked always
             at = first + j - 1 if shift else first + j
-            targets[at], weights[at] = c, 1.0 / t
+            targets[at], weights[at] = c, 1.0 if sp_j else 1.0 / t
     return seq, targets, weights, float(len(canvas)), n_ctx
 
 

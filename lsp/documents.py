@@ -53,13 +53,16 @@ class DocState:
     def __init__(self, uri: str, path: str | None, text: str, version: int) -> None:
         self.uri, self.path = uri, path
         self.version = version  # latest version received; -1 once closed
-        self.settled, self.settled_version = text, version  # "before" for the next edit
+        # "before" for the next edit; None after an unusable buffer (binary, huge)
+        self.settled: str | None = text
+        self.settled_version = version
         self.cursor: int | None = None  # str offset after the latest change
         self.inline_arrivals: deque[int] = deque()  # versions inline requests arrived at
         self.analysis: Analysis | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.task: asyncio.Future[None] | None = None
         self.asking = 0  # inline completions waiting for or using the model
+        self.refused = False  # the buffer is binary, huge or undecodable (the user was told)
 
     def stale(self, version: int) -> CancelCheck:
         """Return a cancel check that turns true once ``version`` is no longer the latest."""

@@ -1,7 +1,8 @@
 """pygls' server and protocol, with the two behaviours remask needs on bad input.
 
 pygls 2.1 logs a request whose params fail to deserialize but never answers it, so the client
-waits forever; here such a request gets a JSON-RPC ``InvalidParams`` error. Errors in
+waits forever; here such a request gets a JSON-RPC ``InvalidParams`` error, and a message that
+is not UTF-8 JSON at all a ``ParseError`` with a null id, as JSON-RPC asks. Errors in
 notification handlers go to ``window/logMessage`` rather than pop-ups: a client that sends a
 change for a document it never opened should not interrupt the user.
 """
@@ -12,7 +13,7 @@ import asyncio
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError, JsonRpcException
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
@@ -70,5 +71,10 @@ class RemaskServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         if source is FeatureRequestError:
             return  # the request's error response already says it
+        if source is JsonRpcException and isinstance(error, ValueError):
+            # bytes that are not UTF-8 JSON: JSON-RPC answers a parse error with a null id
+            # (a plain dict: pygls' serializer would drop the null id)
+            self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": {
+                "code": JsonRpcParseError.CODE, "message": f"remask: {error}"}})
         self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
                                                        message=f"remask: {error}"))

@@ -15,6 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from remask.diffing.files import SourceError, check_text
 from remask.diffing.proposal import Proposal, Span
 
 from . import convert
@@ -52,6 +53,24 @@ def publish(ls: RemaskServer, state: DocState, version: int, text: str, spans: l
             uri=state.uri, version=version, diagnostics=diags))
 
 
+def refuse(ls: RemaskServer, state: DocState, text: str) -> bool:
+    """True when the buffer is no file to edit (binary, huge, undecodable): remask stays off.
+
+    The user is told once, when a document turns unusable, not at every keystroke.
+    """
+    try:
+        check_text(text, state.path or state.uri)
+    except SourceError as e:
+        if not state.refused:
+            ls.window_show_message(types.ShowMessageParams(
+                types.MessageType.Warning, f"remask: {e}; remask is off for it"))
+        state.refused, state.settled = True, None  # and no 10 MB "before" is kept
+        ls.docs.stats.add("refused")
+        return True
+    state.refused = False
+    return False
+
+
 async def analyze(state: DocState) -> None:
     """Map the latest edit to spans, publish hints, denoise proposals for that version.
 
@@ -62,6 +81,10 @@ async def analyze(state: DocState) -> None:
     if ls.docs.get(state.uri) is not state:
         return  # closed (or reopened) while the debounce waited
     text = ls.workspace.get_text_document(state.uri).source
+    if refuse(ls, state, text):
+        publish(ls, state, v, "", [])  # clears hints an earlier version had
+        return
+    before = text if before is None else before  # the buffer was unusable: map no edit
     try:
         # No cursor: the hole at the cursor is inline completion's (asked per keystroke); as a
         # hint it would sit at every line end being typed, and denoising it here too would
@@ -136,8 +159,8 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
     text = ls.workspace.get_text_document(state.uri).source
     state.version = params.text_document.version
     changes = params.content_changes
-    state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1]) \
-        if changes else state.cursor
+    if changes and not state.refused:  # a refused buffer may be 10 MB: skip indexing it
+        state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1])
     ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)
 
 
@@ -181,6 +204,8 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
         ls.docs.stats.add("stale_fills")
         return None
     text = ls.workspace.get_text_document(state.uri).source
+    if refuse(ls, state, text):
+        return None
     loc = convert.Locator(text, ls.encoding)
     cursor = loc.offset(params.position)
     live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token)

@@ -77,3 +77,30 @@ def test_ddp_with_two_processes(home):
     assert proc.returncode == 0, proc.stderr[-2000:]
     state = json.loads((home / "runs" / "ddp" / "state.json").read_text())
     assert state["tokens"] == state["step"] * 4 * 96 * 2  # both ranks' tokens counted
+
+
+def test_diffusion_weights_count_resize_tokens_once():
+    """Real canvas tokens weigh 1/t (their mask chance); always-masked <expand>/<delete> weigh 1."""
+    import numpy as np
+
+    from remask.infill.data import IGNORE, DataConfig, diffusion_example
+    from remask.infill.engine import BUNDLED
+    from remask.infill.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    sp = tok.special
+    p, m, s = tok.encode_span("def f(x):\n", "    return x + 1\n", "\nprint(f(2))\n")
+    cfg = DataConfig(expand_rate=1.0, delete_rate=1.0)
+    seen_special = seen_real = 0
+    for seed in range(20):
+        seq, targets, weights, _, _ = diffusion_example(
+            p, m, s, tok, cfg, np.random.default_rng(seed), shift=True)
+        resize = (sp.expand, sp.delete)
+        pairs = list(zip(targets, weights, strict=True))
+        real = {w for t, w in pairs if t != IGNORE and t not in resize}
+        special = {w for t, w in pairs if t in resize}
+        assert special <= {1.0}
+        assert len(real) <= 1 and all(w >= 1.0 for w in real)  # one t per example
+        seen_special += bool(special)
+        seen_real += any(w > 1.0 for w in real)
+    assert seen_special == 20 and seen_real > 0

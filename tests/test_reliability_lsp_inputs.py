@@ -1,0 +1,176 @@
+"""Bad documents and bad bytes reach the real server over stdio; it stays up and offers nothing
+it should not.
+
+Documents remask must refuse (NULs, 10.8 MB, lone surrogates standing for undecodable bytes) get
+one warning, no hints and no proposals; valid-but-odd documents (CRLF/BOM/tabs, every line
+broken, deep nesting, not Python) get answers whose edits name the version they were computed
+for and keep the file parsing no worse. Below the protocol, message bodies that are not UTF-8
+JSON get a JSON-RPC parse error and the next request is still answered.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+import time
+
+import pytest
+import pytest_lsp
+from lsp_support import (
+    SERVER,
+    TIMEOUT,
+    adds_no_syntax_error,
+    apply,
+    config,
+    diagnostics_for,
+    initialize,
+    server_stats,
+)
+from lsprotocol import types
+from test_reliability_inputs import ODD
+
+REFUSED = {  # name -> (text, what the warning must say)
+    "binary.py": ("\x7fELF\x02\x01\x01\x00" + "".join(map(chr, range(256))) * 8, "binary"),
+    "huge.py": ("x = 1\n" * 1_800_000, "cap"),
+    "undecodable.py": ("x = 'caf\udce9'\n", "not UTF-8"),  # how editors escape a bad byte
+}
+
+
+def uri(name: str) -> str:
+    return f"file:///tmp/remask-lsp-inputs/{name}"
+
+
+def open_text(client, name: str, text: str, version: int = 1) -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+        uri=uri(name), language_id="python", version=version, text=text)))
+
+
+async def ask_everything(client, name: str, text: str):
+    """Code actions over the whole document and an inline completion at its end."""
+    lines = text.split("\n")
+    end = types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+    doc = types.TextDocumentIdentifier(uri(name))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        doc, types.Range(types.Position(0, 0), end), types.CodeActionContext([])))
+    inline = await client.text_document_inline_completion_async(types.InlineCompletionParams(
+        text_document=doc, position=end, context=types.InlineCompletionContext(
+            types.InlineCompletionTriggerKind.Invoked)))
+    return actions, inline
+
+
+@pytest_lsp.fixture(config=config(), scope="module")
+async def client(lsp_client: pytest_lsp.LanguageClient):
+    await initialize(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("name", sorted(REFUSED))
+async def test_unusable_document_is_refused_once_and_left_alone(client, name):
+    text, reason = REFUSED[name]
+    open_text(client, name, text)
+    assert await diagnostics_for(client, 1, uri(name)) == []
+    actions, inline = await ask_everything(client, name, text)
+    assert actions is None and inline is None
+    warned = [m.message for m in client.messages if name in m.message]
+    assert len(warned) == 1 and reason in warned[0], warned
+    # fixing the buffer turns remask back on: the hole now gets its hint
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri(name), version=2),
+        [types.TextDocumentContentChangeWholeDocument("x = ???\n")]))
+    assert [d.severity for d in await diagnostics_for(client, 2, uri(name))] == [
+        types.DiagnosticSeverity.Hint]
+    assert len([m for m in client.messages if name in m.message]) == 1
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("name", sorted(ODD))
+async def test_odd_document_gets_answers_for_its_own_version(client, name):
+    text = ODD[name].decode("utf-8")
+    open_text(client, name, text, version=3)
+    await diagnostics_for(client, 3, uri(name))
+    actions, inline = await ask_everything(client, name, text)
+    for action in actions or []:
+        (change,) = action.edit.document_changes
+        assert change.text_document.version == 3
+        assert adds_no_syntax_error(text, apply(text, change.edits))
+    if inline is not None:
+        assert all(item.range is not None for item in inline.items)
+    for m in client.messages:
+        assert name not in m.message  # odd, not refused
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_server_survives_it_all_with_bounded_memory(client):
+    stats = await server_stats(client)
+    assert stats["refused"] >= len(REFUSED)
+    assert stats["max_rss"] < 1_000_000_000  # a 10.8 MB buffer among them
+
+
+def _frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class RawClient:
+    """Bytes in, parsed messages out: no LSP library between the test and the server."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+
+    def send(self, raw: bytes) -> None:
+        self.proc.stdin.write(raw)
+        self.proc.stdin.flush()
+
+    def request(self, msg_id: int, method: str, params: object) -> None:
+        self.send(_frame(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method,
+                                     "params": params}).encode()))
+
+    def read_until(self, done, timeout: float = TIMEOUT) -> list[dict]:
+        """Messages read until ``done(message)`` holds for one (or the time runs out)."""
+        seen, end, out = [], time.monotonic() + timeout, self.proc.stdout
+        while time.monotonic() < end:
+            if not select.select([out], [], [], 0.5)[0]:
+                continue
+            length = 0
+            while (line := out.readline().strip()):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            seen.append(json.loads(out.read(length)))
+            if done(seen[-1]):
+                return seen
+        raise AssertionError(f"no answer within {timeout} s; saw {seen}")
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def test_bytes_that_are_not_json_get_parse_errors_and_the_server_stays_up():
+    client = RawClient()
+    try:
+        client.request(1, "initialize", {"capabilities": {}})
+        client.read_until(lambda m: m.get("id") == 1)
+        client.send(_frame(b'{"jsonrpc": "2.0", "method": "initialized", "params": {}}'))
+        bad = [
+            b'{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument":'
+            b' {"uri": "file:///tmp/l.py", "languageId": "python", "version": 1,'
+            b' "text": "x = \'caf\xe9\'\\n"}}}',  # Latin-1 inside a UTF-8 stream
+            b'{"jsonrpc": "2.0", "id": 7, "method": "remask/stats"} and then garbage',
+            b"not json at all",
+            b"\x00\xff\xfe" * 100,
+        ]
+        for body in bad:
+            client.send(_frame(body))
+        client.send(b"Content-Length: abc\r\n\r\n")  # a header that isn't a length
+        client.request(2, "remask/stats", None)
+        seen = client.read_until(lambda m: m.get("id") == 2)
+        parse_errors = [m for m in seen if m.get("error", {}).get("code") == -32700]
+        assert len(parse_errors) == len(bad)
+        assert all("id" in m and m["id"] is None for m in parse_errors)
+        assert seen[-1]["result"]["max_rss"] > 0
+        assert client.proc.poll() is None
+    finally:
+        client.close()
