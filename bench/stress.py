@@ -2,10 +2,15 @@
 
 A real client process (this one, over the server's stdio) sends ``--changes`` one-character
 edits spread over ``--seconds``, with inline completions and code actions sprinkled in, the way
-an editor with a fast typist and a paste-happy user would. Reported: whether the server is
-still up and answering at the end, its peak resident memory (``VmHWM``) sampled through the
-run, every request answered or not, and answers carrying an edit for a version other than the
-one asked about (must be 0). Exit 0 when the server held; 1 when it did not; 2 on bad flags.
+an editor with a fast typist and a paste-happy user would. Random keystrokes rarely leave
+anything the model can fix, so a settle phase follows: the file is put back and ``--renames``
+methods are renamed one at a time, each "Rename N references" fix applied as a user accepting
+it would — proof that the server still turns edits into correct proposals after the load, not
+only that it stayed up. Reported: whether the server is still up and answering at the end, its
+peak resident memory (``VmHWM``) sampled through the run, every request answered or not,
+answers carrying an edit for a version other than the one asked about (must be 0), and the
+settle phase's edits and how many applied cleanly and completed the rename. Exit 0 when the
+server held; 1 when it did not; 2 on bad flags.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import re
 import sys
 import sysconfig
 import time
@@ -25,6 +31,8 @@ from pygls.lsp.client import LanguageClient
 
 from remask.bench.lsp import _drain, _rss_kib
 from remask.bench.report import report
+from remask.diffing.syntax import new_errors, parse
+from remask.lsp.convert import Locator
 
 SOURCE = "textwrap.py"  # a real stdlib module to edit
 ANSWER_WAIT = 120.0  # seconds the client waits for the last answers before calling them lost
@@ -45,6 +53,9 @@ class Tally:
     current: int = 1  # the client's newest document version
     peak_rss_kib: int = 0
     rss_samples: int = 0
+    renames: int = 0  # settle phase: methods renamed at their def
+    rename_edits: int = 0  # versioned edits offered for them
+    rename_clean: int = 0  # of those: applied, add no syntax error, leave no old call behind
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,6 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="ask for an inline completion every N changes")
     p.add_argument("--action-every", type=int, default=100,
                    help="ask for code actions every N changes")
+    p.add_argument("--renames", type=int, default=3,
+                   help="methods renamed one by one after the flood (settle phase)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--model", type=Path, default=None, help="model directory for the server")
     p.add_argument("--json", type=Path, default=None, help="write the results here")
@@ -63,9 +76,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.changes < 1 or args.seconds <= 0 or args.inline_every < 1 or args.action_every < 1:
-        print("remask bench stress: need --changes >= 1, --seconds > 0, --*-every >= 1",
-              file=sys.stderr)
+    if (args.changes < 1 or args.seconds <= 0 or args.inline_every < 1 or args.action_every < 1
+            or args.renames < 0):
+        print("remask bench stress: need --changes >= 1, --seconds > 0, --*-every >= 1, "
+              "--renames >= 0", file=sys.stderr)
         return 2
     text = (Path(sysconfig.get_paths()["stdlib"]) / SOURCE).read_text(encoding="utf-8")
     command = [sys.executable, "-m", "remask.cli", "lsp"]
@@ -85,10 +99,14 @@ def run(args: argparse.Namespace) -> int:
             {"measure": "error answers (cancelled, modified)", "value": tally.errors},
             {"measure": "answers for a stale version (must be 0)", "value": tally.stale_answers},
             {"measure": "requests never answered (must be 0)", "value": lost},
+            {"measure": "settle: methods renamed", "value": tally.renames},
+            {"measure": "settle: rename edits clean / offered",
+             "value": f"{tally.rename_clean} / {tally.rename_edits}"},
             {"measure": "server up and answering at the end", "value": alive},
             {"measure": "server peak RSS MB (VmHWM)",
              "value": round(tally.peak_rss_kib / 1024, 1)}]
-    held = alive and tally.stale_answers == 0 and lost == 0
+    settled = tally.rename_edits >= tally.renames and tally.rename_clean == tally.rename_edits
+    held = alive and tally.stale_answers == 0 and lost == 0 and settled
     report(rows, ["measure", "value"], "remask bench stress: didChange flood", args.json,
            meta={"changes": args.changes, "seconds": args.seconds, "source": SOURCE,
                  "tally": tally.__dict__, "server_stats": stats, "held": held,
@@ -138,6 +156,7 @@ async def flood(command: list[str], text: str, args: argparse.Namespace
                     _actions(client, uri, version, line, tally)))
         flood_s = time.perf_counter() - start
         await asyncio.wait(pending, timeout=ANSWER_WAIT) if pending else None
+        await _settle(client, uri, text, version, args.renames, tally)
         alive, stats = await _alive(client)
     finally:
         sampler.cancel()
@@ -220,6 +239,61 @@ async def _actions(client: LanguageClient, uri: str, version: int, line: int,
                 continue
             tally.action_edits += 1
             tally.stale_answers += change.text_document.version != version
+
+
+async def _settle(client: LanguageClient, uri: str, text: str, version: int, renames: int,
+                  tally: Tally) -> None:
+    """Put the file back, then rename methods one by one and accept each offered fix."""
+    version += 1
+    _replace(client, uri, version, text)
+    called = [m.group(1) for m in re.finditer(r"^    def (\w+)\(", text, re.M)
+              if f"self.{m.group(1)}(" in text]
+    for name in called[:renames]:
+        at = text.index(f"def {name}(") + len("def ")
+        loc = Locator(text)
+        renamed = text[:at] + name + "_x" + text[at + len(name):]
+        version += 1
+        tally.current, tally.renames = version, tally.renames + 1
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangePartial(range=loc.range(at, at + len(name)),
+                                                    text=name + "_x")]))
+        line = loc.position(at).line
+        result = await asyncio.wait_for(client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri),
+                range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
+                context=types.CodeActionContext(diagnostics=[]))), ANSWER_WAIT)
+        text, accepted = renamed, None
+        for action in result or []:
+            if not getattr(action, "edit", None) or not action.title.startswith("Rename"):
+                continue
+            for change in action.edit.document_changes or []:
+                tally.rename_edits += 1
+                tally.stale_answers += change.text_document.version != version
+                new = _apply(renamed, change.edits)
+                clean = (not new_errors(parse(renamed), parse(new))
+                         and f"self.{name}(" not in new)
+                tally.rename_clean += clean
+                accepted = new if clean and accepted is None else accepted
+        if accepted is not None:  # the user takes the fix
+            version += 1
+            text = accepted
+            _replace(client, uri, version, text)
+
+
+def _replace(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+def _apply(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply LSP edits as a client does: back to front, positions in the text they name."""
+    loc = Locator(text)
+    for a, b, new in sorted(((*loc.span(e.range), e.new_text) for e in edits), reverse=True):
+        text = text[:a] + new + text[b:]
+    return text
 
 
 async def _sample_rss(pid: int, tally: Tally) -> None:

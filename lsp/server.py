@@ -158,7 +158,13 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
         return
     text = ls.workspace.get_text_document(state.uri).source
     state.version = params.text_document.version
-    changes = params.content_changes
+    changes = params.content_changes or []
+    a = state.analysis
+    if any(isinstance(c, types.TextDocumentContentChangeWholeDocument) for c in changes) or (
+            a is not None and any(p.text == text for p in a.proposals)):
+        # A proposal taken, or the buffer replaced wholesale (reload, revert): nothing the
+        # user typed to propagate, and the next edit is diffed from here, not across both.
+        state.settle(text, state.version)
     if changes and not state.refused:  # a refused buffer may be 10 MB: skip indexing it
         state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1])
     ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)

@@ -28,9 +28,9 @@ async def client(lsp_client: pytest_lsp.LanguageClient):
     await lsp_client.shutdown_session()
 
 
-async def actions(client, line: int) -> list[types.CodeAction]:
+async def actions(client, line: int, uri: str = URI) -> list[types.CodeAction]:
     result = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(URI),
+        text_document=types.TextDocumentIdentifier(uri),
         range=types.Range(pos(line, 0), pos(line + 1, 0)),
         context=types.CodeActionContext(diagnostics=[])))
     return [a for a in result or [] if isinstance(a, types.CodeAction)]
@@ -69,3 +69,36 @@ async def test_after_another_change_actions_name_the_new_version(client):
     await diagnostics_for(client, 3)
     for a in await actions(client, 4):
         assert only_edit(a).text_document.version == 3
+
+
+TWO = ("def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+       "\n\nprint(total([1]), mean([2]))\n")
+URI2 = "file:///tmp/remask-test/two.py"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_taken_fix_is_the_base_for_the_next_edit_at_once(client):
+    """Accept a rename, then rename again inside the debounce: the second is still seen.
+
+    The server diffs each edit against the last settled text; taking a proposal must settle
+    it, or the next edit would be diffed across two changes and its spans lost.
+    """
+    open_doc(client, TWO, uri=URI2, version=1)
+    change(client, 2, pos(0, 4), pos(0, 9), "amount", uri=URI2)
+    first = await actions(client, 0, URI2)
+    renamed = TWO.replace("def total", "def amount")
+    edit = only_edit(next(a for a in first if a.title.startswith("Rename")))
+    taken = apply(renamed, edit.edits)
+    assert "total" not in taken
+    client.text_document_did_change(types.DidChangeTextDocumentParams(  # as a client applies it
+        types.VersionedTextDocumentIdentifier(uri=URI2, version=3),
+        [types.TextDocumentContentChangePartial(range=e.range, text=e.new_text)
+         for e in sorted(edit.edits, key=lambda e: (e.range.start.line, e.range.start.character),
+                         reverse=True)]))
+    change(client, 4, pos(4, 4), pos(4, 8), "avg", uri=URI2)  # no pause: within the debounce
+    second = [a for a in await actions(client, 4, URI2) if a.title.startswith("Rename")]
+    assert second, "the rename after a taken fix found no references"
+    edit = only_edit(second[0])
+    assert edit.text_document.version == 4
+    final = apply(taken.replace("def mean", "def avg"), edit.edits)
+    assert "mean" not in final and "avg([2])" in final and adds_no_syntax_error(taken, final)
