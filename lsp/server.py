@@ -36,7 +36,11 @@ async def configure(ls: RemaskServer, raw: object) -> None:
     """Apply a settings object; (re)load the model on the model thread; tell the user why not."""
     ls.settings, problems = ls.settings.merge(raw)
     loop = asyncio.get_running_loop()
-    error = await loop.run_in_executor(ls.docs.executor, ls.model.configure, ls.settings)
+    ls.ready.clear()  # requests arriving meanwhile wait for the model these settings name
+    try:
+        error = await loop.run_in_executor(ls.docs.executor, ls.model.configure, ls.settings)
+    finally:
+        ls.ready.set()
     for line in problems:
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning,
                                                        f"remask: {line}"))
@@ -135,7 +139,6 @@ async def initialized(ls: RemaskServer, params: types.InitializedParams) -> None
     Done here, not in ``initialize``, because messages may only be shown from now on.
     """
     await configure(ls, ls.init_options)
-    ls.ready.set()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

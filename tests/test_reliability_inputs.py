@@ -81,6 +81,11 @@ def files(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def broken_models(tmp: Path) -> dict[str, Path]:
+    """A corrupt safetensors file and a checkpoint of the wrong shape, both beside real files."""
+    return {k: v for k, v in _models(tmp).items() if k != "missing"}
+
+
 def _models(tmp: Path) -> dict[str, Path]:
     """A missing model directory, a corrupt safetensors file, a checkpoint of the wrong shape."""
     corrupt, wrong = tmp / "corrupt-model", tmp / "wrong-shape"
@@ -152,3 +157,19 @@ def test_hook_run_on_bad_staged_files_changes_nothing(tmp_path: Path) -> None:
     assert not problems, "\n".join(problems)
     assert repo.git("ls-files", "-s") == index  # staged content untouched
     assert repo.git("diff", "--name-only") == ""  # worktree still equals the index
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", ["missing", "corrupt", "wrong-shape"])
+def test_hook_with_an_unloadable_model_changes_nothing(tmp_path: Path, label: str) -> None:
+    """The configured model cannot load: one line, exit 2, index and worktree untouched."""
+    model = _models(tmp_path)[label]
+    repo = GitRepo(tmp_path / "repo")
+    repo.stage_rename()  # a span to denoise, so the hook does load the model
+    repo.write("pyproject.toml", f'[tool.remask]\nmodel = "{model}"\n')
+    index = repo.git("ls-files", "-s")
+    r = _run(["hook", "run"], repo.root, [repo.root / "totals.py"])
+    problems = _check(f"hook run --model {label}", r, {2})
+    assert not problems, "\n".join(problems)
+    assert "cannot load model" in r.stderr
+    assert repo.git("ls-files", "-s") == index

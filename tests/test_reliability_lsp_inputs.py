@@ -26,9 +26,10 @@ from lsp_support import (
     diagnostics_for,
     initialize,
     server_stats,
+    wait_for,
 )
 from lsprotocol import types
-from test_reliability_inputs import ODD
+from test_reliability_inputs import ODD, broken_models
 
 REFUSED = {  # name -> (text, what the warning must say)
     "binary.py": ("\x7fELF\x02\x01\x01\x00" + "".join(map(chr, range(256))) * 8, "binary"),
@@ -100,6 +101,33 @@ async def test_odd_document_gets_answers_for_its_own_version(client, name):
         assert all(item.range is not None for item in inline.items)
     for m in client.messages:
         assert name not in m.message  # odd, not refused
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_unloadable_models_are_reported_and_the_server_carries_on(client, tmp_path):
+    """Switching to a corrupt or wrong-shape model says why in one line; hints stay on."""
+    for label, model in broken_models(tmp_path).items():
+        seen = len(client.messages)
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            {"remask": {"model": str(model)}}))
+        await wait_for(lambda: len(client.messages) > seen)  # noqa: B023 (awaited here)
+        errors = [m.message for m in client.messages[seen:]
+                  if m.type == types.MessageType.Error]
+        assert len(errors) == 1 and str(model) in errors[0] and "\n" not in errors[0], label
+        open_text(client, f"after-{label}.py", "x = ???\n")
+        assert [d.code for d in await diagnostics_for(client, 1, uri(f"after-{label}.py"))
+                ] == ["hole"]
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        {"remask": {"model": None}}))  # back to the bundled model: proposals come back
+    text = "def total(xs):\n    return sum(xs)\n\n\nprint(total([1]))\n"
+    open_text(client, "back.py", text)
+    await diagnostics_for(client, 1, uri("back.py"))
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri("back.py"), version=2),
+        [types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(0, 4), types.Position(0, 9)), text="amount")]))
+    actions, _ = await ask_everything(client, "back.py", text.replace("total(xs)", "amount(xs)"))
+    assert any(a.title.startswith("Rename") for a in actions or []), actions
 
 
 @pytest.mark.asyncio(loop_scope="module")
