@@ -150,7 +150,8 @@ class Rewriter:
         current, results, shift = text, [], 0
         for span in spans:
             start, end = span.start + shift, span.end + shift
-            res = self.denoise_span(current, start, end, path, cancel=cancel, on_step=on_step)
+            res = self.denoise_span(current, start, end, path, cancel=cancel, on_step=on_step,
+                                    sampler=self._sampler_for(span, current, start, end))
             results.append(res)
             if res.text is not None:
                 current = current[:start] + res.text + current[end:]
@@ -271,7 +272,7 @@ class Rewriter:
         mech = [m for m in dict.fromkeys(span.mechanical)
                 if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
         res = self.denoise_span(text, s, e, path, before=baseline,
-                                sampler=self._sampler_for(span, text[s:e]), cancel=cancel,
+                                sampler=self._sampler_for(span, text, s, e), cancel=cancel,
                                 on_step=on_step)
         pool = list(dict.fromkeys(mech + res.candidates))
         scores = dict(zip(pool, self.engine.score(text[:s], text[e:], pool),
@@ -283,13 +284,19 @@ class Rewriter:
         ranked += [c for c in model if c.text not in mech]
         return ranked, (model[0] if model else None), res.trace
 
-    def _sampler_for(self, span: Span, old: str) -> SamplerConfig:
-        """Return a sampler whose canvas fits the span.
+    def _sampler_for(self, span: Span, text: str, s: int, e: int) -> SamplerConfig:
+        """Return a sampler whose canvas fits the span ``text[s:e]``.
 
         Tiny for a renamed reference, the old text's size plus a little for an argument list or
-        a statement; the configured sampler for holes.
+        a statement; for a hole that follows code on its own line (``x = ???``, the rest of a
+        line being typed), one line: a line break there would be the model writing the next
+        statements the user didn't ask for, which is slow and rarely parses.
         """
-        cfg = self.config.sampler
+        cfg, old = self.config.sampler, text[s:e]
+        if span.kind == "hole":
+            line_start = text.rfind("\n", 0, s) + 1
+            after_code = text[line_start:s].strip() != ""
+            return replace(cfg, single_line=True) if after_code and "\n" not in old else cfg
         if span.kind not in ("rename", "signature", "dangling"):
             return cfg
         n = max((len(self.engine.tokenizer.encode(t)) for t in (old, *span.mechanical)),

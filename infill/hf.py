@@ -23,6 +23,7 @@ has ``<|expand|>`` and ``<|delete|>`` (DreamOn) gets them used for real.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 from collections import defaultdict
@@ -35,7 +36,7 @@ from torch import Tensor
 
 from .data import fit_context
 from .denoiser import Context
-from .tokenizer import SpecialIds
+from .tokenizer import SpecialIds, ids_with_line_break
 
 MASKED_LM, REMOTE_CODE = "masked-lm", "remote-code"
 # Context plus canvas per forward pass. Nothing is cached, so each step re-reads the whole
@@ -127,6 +128,10 @@ class HFTokenizer:
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special
+
+    @functools.cached_property
+    def line_break_ids(self) -> list[int]:
+        return ids_with_line_break(self)
 
     def frame(self) -> tuple[list[int], list[int]]:
         """Return the ids the tokenizer's template puts before and after a sequence."""

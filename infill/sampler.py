@@ -35,6 +35,7 @@ class SamplerConfig:
     max_resizes: int = 24  # expand + delete commits per canvas; then its length is fixed
     remask_below: float = 0.0  # re-mask committed tokens whose probability fell below this
     max_remasks: int = 16
+    single_line: bool = False  # never commit a line break: the hole completes its own line
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -105,7 +106,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
     rows = [list(init_canvas) if init_canvas is not None else [sp.mask] * n for n in lengths]
     gen = torch.Generator().manual_seed(cfg.seed)
     banned = torch.tensor([sp.pad, sp.bos, sp.eos, sp.mask, sp.fim_prefix, sp.fim_suffix,
-                           sp.fim_middle])
+                           sp.fim_middle]
+                          + (denoiser.tokenizer.line_break_ids if cfg.single_line else []))
     remasks, resizes = 0, [0] * len(rows)
     for _ in range(cfg.max_steps):
         if not any(sp.mask in r for r in rows):

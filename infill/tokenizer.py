@@ -7,6 +7,7 @@ literal ``<|mask|>`` in a source file encode as ordinary bytes, so decode(encode
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +96,16 @@ class Tokenizer:
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_set
+
+    @functools.cached_property
+    def line_break_ids(self) -> list[int]:
+        return ids_with_line_break(self)
+
+
+def ids_with_line_break(tok: Tokenizer) -> list[int]:
+    """Ids of the ordinary tokens whose text holds a line break (banned in one-line fills)."""
+    return [i for i in range(tok.vocab_size)
+            if not tok.is_special(i) and any(c in tok.decode([i]) for c in "\r\n")]
 
 
 def train_tokenizer(texts: Iterator[str], vocab_size: int) -> Tokenizer:

@@ -113,3 +113,16 @@ def test_real_engine_oracle_length_gives_that_many_tokens():
     engine = load_engine(BUNDLED)
     fill = engine.fill("x = ", "\n", oracle_length=5)
     assert len(fill.tokens[0]) == 5
+
+
+def test_single_line_never_commits_a_line_break(tok):
+    """A scripted model that wants two lines gets one: its line-break tokens are banned."""
+    breaks = set(tok.line_break_ids)
+    target = tok.encode("x = 1\ny = 2")
+    assert breaks & set(target) and not breaks & set(tok.encode("x = 1 y = 2"))
+    ids, _ = generate(Scripted(tok, target), [], [],
+                      SamplerConfig(init_length=len(target), single_line=True),
+                      oracle_length=len(target))
+    assert not breaks & set(ids[0])
+    assert "\n" not in tok.decode(ids[0]) and tok.decode(ids[0]).startswith("x = 1")
+
