@@ -256,10 +256,7 @@ async def _actions(client: LanguageClient, uri: str, version: int, line: int,
                    tally: Tally) -> None:
     sent = time.perf_counter()
     try:
-        result = await client.text_document_code_action_async(types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
-            context=types.CodeActionContext(diagnostics=[])))
+        result = await line_actions(client, uri, line)
     except JsonRpcException:
         return
     tally.action.append((time.perf_counter() - sent) * 1000)
@@ -267,6 +264,14 @@ async def _actions(client: LanguageClient, uri: str, version: int, line: int,
         for edit in (a.edit.document_changes or []) if a.edit else []:
             if edit.text_document.version != version:
                 tally.wrong_version += 1
+
+
+async def line_actions(client: LanguageClient, uri: str, line: int) -> list | None:
+    """Ask for the code actions over one whole line, as an editor's lightbulb does."""
+    return await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri),
+        range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
+        context=types.CodeActionContext(diagnostics=[])))
 
 
 async def _drain(stream: asyncio.StreamReader | None) -> None:

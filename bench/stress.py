@@ -29,7 +29,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from remask.bench.lsp import _drain, _rss_kib
+from remask.bench.lsp import _drain, _rss_kib, line_actions
 from remask.bench.report import report
 from remask.diffing.syntax import new_errors, parse
 from remask.lsp.convert import Locator
@@ -223,10 +223,7 @@ async def _actions(client: LanguageClient, uri: str, version: int, line: int,
                    tally: Tally) -> None:
     tally.actions_sent += 1
     try:
-        result = await client.text_document_code_action_async(types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
-            context=types.CodeActionContext(diagnostics=[])))
+        result = await line_actions(client, uri, line)
     except JsonRpcException:
         tally.errors += 1
         tally.actions_answered += 1
@@ -259,11 +256,7 @@ async def _settle(client: LanguageClient, uri: str, text: str, version: int, ren
             [types.TextDocumentContentChangePartial(range=loc.range(at, at + len(name)),
                                                     text=name + "_x")]))
         line = loc.position(at).line
-        result = await asyncio.wait_for(client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri),
-                range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
-                context=types.CodeActionContext(diagnostics=[]))), ANSWER_WAIT)
+        result = await asyncio.wait_for(line_actions(client, uri, line), ANSWER_WAIT)
         text, accepted = renamed, None
         for action in result or []:
             if not getattr(action, "edit", None) or not action.title.startswith("Rename"):
