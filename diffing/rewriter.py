@@ -165,11 +165,13 @@ class Rewriter:
     # denoising ----------------------------------------------------------------------------
     def denoise_span(self, text: str, start: int, end: int, path: str | None = None, *,
                      before: Document | None = None, sampler: SamplerConfig | None = None,
-                     cancel: Cancel = None, on_step: OnStep = None) -> SpanResult:
+                     rounds: int | None = None, cancel: Cancel = None,
+                     on_step: OnStep = None) -> SpanResult:
         """Denoise text[start:end] in place; accept the first candidate with no new error.
 
         Candidates with new errors get the tokens inside those errors re-masked and denoised
-        again, for ``config.rounds`` rounds; a candidate that still breaks the file is dropped.
+        again, for ``rounds`` (default ``config.rounds``) rounds; a candidate that still breaks
+        the file is dropped.
         """
         prefix, suffix = text[:start], text[end:]
         baseline = before if before is not None else parse(text, path)
@@ -180,16 +182,17 @@ class Rewriter:
         cfg = sampler or self.config.sampler
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
                                 cancel=cancel, on_step=on_step)
-        return self._validate(prefix, suffix, fill, bad, cancel, on_step, cfg)
+        return self._validate(prefix, suffix, fill, bad, cancel, on_step, cfg,
+                              self.config.rounds if rounds is None else rounds)
 
     def _validate(self, prefix: str, suffix: str, fill: Fill,
                   bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
-                  on_step: OnStep, sampler: SamplerConfig | None = None) -> SpanResult:
+                  on_step: OnStep, sampler: SamplerConfig | None, rounds: int) -> SpanResult:
         """Run the re-mask rounds on every candidate; keep those that end up valid."""
         traces, good = [fill.trace.as_dict()], []
         for k, cand in enumerate(fill.texts):
             tokens, middle = fill.tokens[k], cand
-            for _ in range(self.config.rounds + 1):
+            for _ in range(rounds + 1):
                 ranges = bad(middle)
                 if ranges is None:
                     good.append(middle)
@@ -271,9 +274,11 @@ class Rewriter:
         strict = python_ok(text, path, None)
         mech = [m for m in dict.fromkeys(span.mechanical)
                 if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
+        # A valid mechanical candidate already answers the span: the model's candidates are
+        # ranked with it but get no re-mask rounds, which cost seconds on junk candidates.
         res = self.denoise_span(text, s, e, path, before=baseline,
-                                sampler=self._sampler_for(span, text, s, e), cancel=cancel,
-                                on_step=on_step)
+                                sampler=self._sampler_for(span, text, s, e),
+                                rounds=0 if mech else None, cancel=cancel, on_step=on_step)
         pool = list(dict.fromkeys(mech + res.candidates))
         scores = dict(zip(pool, self.engine.score(text[:s], text[e:], pool),
                           strict=True))
@@ -384,7 +389,8 @@ class Rewriter:
             allowed = all(u.allows(ed.start, ed.end) for ed in minimal_edits(text, cand))
             return None if allowed and ok(cand) else [(0, len(middle))]
 
-        return self._validate(prefix, suffix, fill, bad, cancel, on_step)
+        return self._validate(prefix, suffix, fill, bad, cancel, on_step, None,
+                              self.config.rounds)
 
     def _verified(self, p: Proposal | None, base: str, path: str | None) -> Proposal | None:
         """With ``config.verify``, the first candidate whose command passes, else None."""
