@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from remask.infill.engine import Engine, Fill
-from remask.infill.sampler import SamplerConfig, StepTrace
+from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace
 
 from .checks import fresh, merge_traces, python_ok, title
 from .edits import map_back, minimal_edits
@@ -279,6 +279,8 @@ class Rewriter:
         res = self.denoise_span(text, s, e, path, before=baseline,
                                 sampler=self._sampler_for(span, text, s, e),
                                 rounds=0 if mech else None, cancel=cancel, on_step=on_step)
+        if cancel is not None and cancel():
+            raise Cancelled  # scoring is another forward pass: not for a stale request
         pool = list(dict.fromkeys(mech + res.candidates))
         scores = dict(zip(pool, self.engine.score(text[:s], text[e:], pool),
                           strict=True))
