@@ -176,10 +176,13 @@ class Rewriter:
         prefix, suffix = text[:start], text[end:]
         baseline = before if before is not None else parse(text, path)
 
+        cfg = sampler or self.config.sampler
+
         def bad(middle: str) -> list[tuple[int, int]] | None:
+            if cfg.min_length and not middle.strip():
+                return [(0, len(middle))]  # blanks are no fill of a hole that wants text
             return self._new_error_ranges(baseline, prefix, middle, suffix, path)
 
-        cfg = sampler or self.config.sampler
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
                                 cancel=cancel, on_step=on_step)
         return self._validate(prefix, suffix, fill, bad, cancel, on_step, cfg,
@@ -297,13 +300,18 @@ class Rewriter:
         Tiny for a renamed reference, the old text's size plus a little for an argument list or
         a statement; for a hole that follows code on its own line (``x = ???``, the rest of a
         line being typed), one line: a line break there would be the model writing the next
-        statements the user didn't ask for, which is slow and rarely parses.
+        statements the user didn't ask for, which is slow and rarely parses. A marker or a body
+        to write wants text: its canvas never empties and blanks are not accepted as a fill
+        (the rest of a line may well be empty).
         """
         cfg, old = self.config.sampler, text[s:e]
         if span.kind == "hole":
             line_start = text.rfind("\n", 0, s) + 1
             after_code = text[line_start:s].strip() != ""
-            return replace(cfg, single_line=True) if after_code and "\n" not in old else cfg
+            wants_text = old == self.config.marker or old.strip() in ("", "pass", "...") and \
+                not after_code
+            return replace(cfg, single_line=after_code and "\n" not in old,
+                           min_length=1 if wants_text else 0)
         if span.kind not in ("rename", "signature", "dangling"):
             return cfg
         n = max((len(self.engine.tokenizer.encode(t)) for t in (old, *span.mechanical)),

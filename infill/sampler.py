@@ -36,11 +36,14 @@ class SamplerConfig:
     remask_below: float = 0.0  # re-mask committed tokens whose probability fell below this
     max_remasks: int = 16
     single_line: bool = False  # never commit a line break: the hole completes its own line
+    min_length: int = 0  # a canvas never shrinks below this (a ``???`` hole is never empty)
     seed: int = 0
 
     def __post_init__(self) -> None:
         if self.init_length < 1 or self.max_length < self.init_length:
             raise ValueError("need 1 <= init_length <= max_length")
+        if not 0 <= self.min_length <= self.init_length:
+            raise ValueError("need 0 <= min_length <= init_length")
         if self.threshold is not None and not 0.0 < self.threshold <= 1.0:
             raise ValueError("threshold must be in (0, 1]")
         if self.tokens_per_step < 1 or self.max_steps < 1:
@@ -180,6 +183,8 @@ def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: 
         tok = row[j]
         if chosen[j]:
             choice = int(p[j])
+            if choice == sp.delete and len(out) + n - j - 1 < cfg.min_length:
+                choice = _best_text(probs[j], sp)  # deleting would leave the canvas too short
             if choice == sp.delete:
                 st.deleted += 1
                 continue

@@ -3,6 +3,8 @@ user typed, and never add a syntax error. The model may write junk; that is not 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from remask.diffing.proposal import apply_edits
@@ -129,3 +131,12 @@ def test_verify_picks_a_passing_candidate_or_none(engine, tmp_path):
     assert p.trace["verified"] in ("top", "alternative")
     assert bad.propose(SRC, after, str(path)) == []
     assert path.read_text() == SRC  # the user's file is never touched
+
+
+def test_a_marker_is_never_filled_with_blanks(rewriter):
+    """``return ???`` filled with spaces parses, but it is no answer: such a fill is refused."""
+    text = (Path(__file__).parent.parent / "examples" / "stats.py").read_text()
+    _, results = rewriter.fill_holes(text, "stats.py")
+    assert len(results) == 2
+    for r in results:
+        assert r.text is None or r.text.strip(), repr(r.text)

@@ -126,3 +126,11 @@ def test_single_line_never_commits_a_line_break(tok):
     assert not breaks & set(ids[0])
     assert "\n" not in tok.decode(ids[0]) and tok.decode(ids[0]).startswith("x = 1")
 
+
+
+def test_min_length_keeps_the_canvas_from_emptying(tok):
+    """A model that would delete every position still leaves min_length tokens."""
+    ids, trace = generate(Scripted(tok, []), [], [], SamplerConfig(init_length=6, min_length=1))
+    assert len(ids[0]) == 1 and sum(s.deleted for s in trace.steps) == 5
+    ids, _ = generate(Scripted(tok, []), [], [], SamplerConfig(init_length=6))
+    assert ids[0] == []
