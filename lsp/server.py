@@ -238,5 +238,20 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
 @server.feature(STATS)
 def stats(ls: RemaskServer, params: object) -> dict:
     """Counters for the bench and tests, with the server's peak RSS in bytes."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
-    return {**ls.docs.stats.snapshot(), "max_rss": peak}
+    return {**ls.docs.stats.snapshot(), "max_rss": peak_rss()}
+
+
+def peak_rss() -> int:
+    """Return the server's peak resident memory in bytes.
+
+    ``VmHWM`` where Linux has it: ``ru_maxrss`` survives ``exec``, so a server forked from a
+    big parent (a test runner holding models) would report the parent's size as its own.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux, BSD: KiB
