@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
         from remask.infill.curve import plot
         from remask.infill.engine import BUNDLED, BUNDLED_AR
 
-        plot([BUNDLED_AR, BUNDLED], args.plot)
+        try:
+            plot([BUNDLED_AR, BUNDLED], args.plot)
+        except ImportError:
+            print("remask train --plot: needs matplotlib (pip install -e '.[plot]')",
+                  file=sys.stderr)
+            return 2
         print(f"wrote {args.plot}")
         return 0
     run_dir = Path(args.name) if "/" in str(args.name) else args.home / "runs" / args.name
