@@ -183,7 +183,7 @@ async def replay(command: list[str], texts: dict[Path, str], jobs: list[tuple[Pa
         for path, line in jobs:
             await type_line(client, path.resolve().as_uri(), texts[path], line, args,
                             rng, tally)
-            tally.rss_kib.append(_rss_kib(client._server.pid))
+            tally.rss_kib.append(peak_rss_kib(client._server.pid))
         stats = (await client.protocol.send_request_async("remask/stats", None))._asdict()
     finally:
         await client.shutdown_async(None)
@@ -280,8 +280,12 @@ async def _drain(stream: asyncio.StreamReader | None) -> None:
         pass
 
 
-def _rss_kib(pid: int) -> int:
-    """Peak resident memory (VmHWM) of the server process, in KiB."""
+def peak_rss_kib(pid: int | str = "self") -> int:
+    """Peak resident memory (VmHWM) of a process, in KiB.
+
+    Not ``ru_maxrss``: Linux keeps it across ``exec``, so a child started from a big parent
+    reports the parent's size until it outgrows it.
+    """
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1])

@@ -8,7 +8,7 @@ is how pass@1 against the threshold is measured):
 - diffusion + threshold: every masked token at least ``--threshold`` confident commits at once;
 - diffusion + threshold + cache: the same, with the prefix/suffix keys and values computed once.
 
-Each configuration generates in its own fresh child process, so its peak RSS (``ru_maxrss``
+Each configuration generates in its own fresh child process, so its peak RSS (``VmHWM``
 of that process: interpreter, torch, model and decoding) is its own and not the high-water mark
 of whatever ran before it. Completions are judged afterwards in the sandbox, outside the timing.
 """
@@ -16,7 +16,6 @@ of whatever ran before it. Completions are judged afterwards in the sandbox, out
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -38,6 +37,7 @@ from .infill import (
     tasks_from_args,
     threshold_arg,
 )
+from .lsp import peak_rss_kib
 from .report import report
 from .sandbox import SandboxConfig, network_isolation
 
@@ -70,7 +70,7 @@ def configs(model: Path, ar_model: Path, thresholds: list[float]) -> list[SpeedC
 
 
 def _rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    return peak_rss_kib() / 1024
 
 
 def generate_in_child(cfg: SpeedConfig, tasks: list[Task], threads: int
@@ -117,7 +117,7 @@ def _notes(rows: list[dict], threads: int) -> list[str]:
     """Say how each figure was measured, and what this run says about the claim."""
     notes = ["accepted_tokens_per_s = tokens of passing completions / all generation seconds; "
              "ratio_to_ar divides it by AR's",
-             "peak_rss_mib: ru_maxrss of a fresh process per configuration (python + torch + "
+             "peak_rss_mib: VmHWM of a fresh process per configuration (python + torch + "
              "model + decoding); rss_before_model_mib in the JSON is the same before loading",
              f"{threads} torch thread(s); the sandbox runs outside the timed part; "
              "cpu_s_per_task is process CPU time, steadier than latency on a shared machine"]

@@ -29,7 +29,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from remask.bench.lsp import _drain, _rss_kib, line_actions
+from remask.bench.lsp import _drain, line_actions, peak_rss_kib
 from remask.bench.report import report
 from remask.diffing.syntax import new_errors, parse
 from remask.lsp.convert import Locator
@@ -292,7 +292,7 @@ def _apply(text: str, edits: list[types.TextEdit]) -> str:
 async def _sample_rss(pid: int, tally: Tally) -> None:
     while True:
         try:
-            tally.peak_rss_kib = max(tally.peak_rss_kib, _rss_kib(pid))
+            tally.peak_rss_kib = max(tally.peak_rss_kib, peak_rss_kib(pid))
             tally.rss_samples += 1
         except OSError:
             return  # the server is gone: the end-of-run check reports it
