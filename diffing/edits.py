@@ -13,15 +13,21 @@ import re
 from .proposal import TextEdit
 
 
-def minimal_edits(old: str, new: str) -> list[TextEdit]:
+def minimal_edits(old: str, new: str, inside: list[tuple[int, int]] | None = None
+                  ) -> list[TextEdit]:
     """Return edits over ``old`` whose application yields ``new``, each one changed region.
 
     Lines are matched first (fast, stable on code); inside each changed block, words,
     runs of spaces and single punctuation marks are matched again, so renaming two names on
     one line gives two small edits rather than one that rewrites the text between them.
+    An insertion next to equal characters can sit at several offsets (a line break added
+    before a line break); with ``inside`` (the spans the text was rewritten in) it is slid
+    into one of them, so an edit never appears to touch bytes outside the spans.
     """
     if old == new:
         return []
+    if inside is not None:
+        return [_slide(old, e, inside) for e in minimal_edits(old, new)]
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     old_starts = _starts(old_lines)
     new_starts = _starts(new_lines)
@@ -32,6 +38,24 @@ def minimal_edits(old: str, new: str) -> list[TextEdit]:
             edits += _refine(old, new, old_starts[i1], old_starts[i2], new_starts[j1],
                              new_starts[j2])
     return edits
+
+
+def _slide(old: str, e: TextEdit, inside: list[tuple[int, int]]) -> TextEdit:
+    """Move a pure insertion along equal characters until it lies in one of ``inside``."""
+    def fits(p: int) -> bool:
+        return any(a <= p <= b for a, b in inside)
+
+    if e.start != e.end or not e.new_text or fits(e.start):
+        return e
+    p, text = e.start, e.new_text
+    while p > 0 and old[p - 1] == text[-1] and not fits(p):  # leftwards
+        p, text = p - 1, old[p - 1] + text[:-1]
+    if fits(p):
+        return TextEdit(p, p, text)
+    p, text = e.start, e.new_text
+    while p < len(old) and old[p] == text[0] and not fits(p):  # rightwards
+        p, text = p + 1, text[1:] + old[p]
+    return TextEdit(p, p, text) if fits(p) else e
 
 
 def _refine(old: str, new: str, a: int, b: int, c: int, d: int) -> list[TextEdit]:

@@ -123,7 +123,7 @@ class Rewriter:
         if current == text:
             return None
         prop = Proposal("repair", title("repair", len(spans)), spans, current,
-                        minimal_edits(text, current),
+                        minimal_edits(text, current, _ranges(spans)),
                         trace={**merge_traces(traces), "sources": sources})
         return self._verified(prop, text, path)
 
@@ -159,7 +159,8 @@ class Rewriter:
         if current == text:
             return None, results
         n = sum(r.text is not None for r in results)
-        return Proposal("hole", title("hole", n), spans, current, minimal_edits(text, current),
+        return Proposal("hole", title("hole", n), spans, current,
+                        minimal_edits(text, current, _ranges(spans)),
                         trace=merge_traces([r.trace for r in results])), results
 
     # denoising ----------------------------------------------------------------------------
@@ -258,7 +259,7 @@ class Rewriter:
         trace = {**merge_traces(traces), "sources": sources, "model_agrees": agree,
                  "model_text": model_only}
         return Proposal(kind, title(kind, len(done)), done, current,
-                        minimal_edits(text, current), alts, trace)
+                        minimal_edits(text, current, _ranges(done)), alts, trace)
 
     @staticmethod
     def _keeps_syntax(baseline: Document, text: str, path: str | None, strict: bool) -> bool:
@@ -341,7 +342,7 @@ class Rewriter:
             return None
         model_only = "same" if all(s == "model" for s in sources) else "none"
         return Proposal("repair", title("repair", len(sources)), spans, current,
-                        minimal_edits(text, current), [],
+                        minimal_edits(text, current, _ranges(spans)), [],
                         {**merge_traces(traces), "sources": sources, "model_text": model_only})
 
     def _repair_choice(self, text: str, u: Unit, path: str | None, pool: list | None,
@@ -412,3 +413,7 @@ class Rewriter:
                                trace={**p.trace, "verified": text == p.text and "top" or
                                       "alternative"})
         return None
+
+
+def _ranges(spans: list[Span]) -> list[tuple[int, int]]:
+    return [(s.start, s.end) for s in spans]

@@ -12,7 +12,7 @@ from remask.diffing.edits import (
     utf16_offset,
     utf16_position,
 )
-from remask.diffing.proposal import apply_edits
+from remask.diffing.proposal import TextEdit, apply_edits
 
 # code-like text: identifiers, punctuation, tabs, CRLF / LF / CR breaks, accents and emoji
 ALPHABET = st.sampled_from(list("ab_x1 ():=,.\t") + ["\n", "\r\n", "\r", "é", "ß", "😀", "中"])
@@ -84,3 +84,13 @@ def test_map_back_lands_on_an_unchanged_position(old, new, data):
     assert 0 <= back <= len(old)
     if not any(e.start <= back <= e.end for e in edits):  # outside every edit: same text
         assert old[back:].startswith(new[pos:pos + 1]) or pos == len(new)
+
+
+def test_an_insertion_slides_into_the_span_it_was_made_in():
+    """A line break added at the end of span "ab" diffs as an insertion after the blank line;
+    given the span, the same insertion is placed inside it and still yields the new text."""
+    old, new = "ab\n\ncd\n", "ab\n\n\ncd\n"
+    assert minimal_edits(old, new) == [TextEdit(4, 4, "\n")]
+    slid = minimal_edits(old, new, inside=[(0, 2)])
+    assert slid == [TextEdit(2, 2, "\n")] and apply_edits(old, slid) == new
+    assert minimal_edits(old, new, inside=[(6, 8)]) == [TextEdit(4, 4, "\n")]  # can't reach
