@@ -21,7 +21,7 @@ from hook_repo import RENAMED, GitRepo
 UNSTAGED = RENAMED + "\n# unstaged work the hook must never touch\n"
 # Moments to kill at, as fractions of an uninterrupted run: start-up, model load, rewriting,
 # writing the index. Fractions, not seconds, so a faster machine still gets interrupted.
-FRACTIONS = (0.1, 0.4, 0.7, 0.9)
+FRACTIONS = (0.1, 0.35, 0.6, 0.8)
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
