@@ -31,6 +31,7 @@ from pygls.lsp.client import LanguageClient
 
 from remask.bench.lsp import _drain, line_actions, peak_rss_kib
 from remask.bench.report import report
+from remask.diffing.proposal import TextEdit, apply_edits
 from remask.diffing.syntax import new_errors, parse
 from remask.lsp.convert import Locator
 
@@ -264,8 +265,11 @@ async def _settle(client: LanguageClient, uri: str, text: str, version: int, ren
             for change in action.edit.document_changes or []:
                 tally.rename_edits += 1
                 tally.stale_answers += change.text_document.version != version
-                new = _apply(renamed, change.edits)
-                clean = (not new_errors(parse(renamed), parse(new))
+                try:
+                    new = _apply(renamed, change.edits)
+                except ValueError:  # overlapping edits: no client could apply them
+                    new = renamed
+                clean = (new != renamed and not new_errors(parse(renamed), parse(new))
                          and f"self.{name}(" not in new)
                 tally.rename_clean += clean
                 accepted = new if clean and accepted is None else accepted
@@ -282,11 +286,9 @@ def _replace(client: LanguageClient, uri: str, version: int, text: str) -> None:
 
 
 def _apply(text: str, edits: list[types.TextEdit]) -> str:
-    """Apply LSP edits as a client does: back to front, positions in the text they name."""
+    """Apply LSP edits as a client does, positions read in the text they name."""
     loc = Locator(text)
-    for a, b, new in sorted(((*loc.span(e.range), e.new_text) for e in edits), reverse=True):
-        text = text[:a] + new + text[b:]
-    return text
+    return apply_edits(text, [TextEdit(*loc.span(e.range), e.new_text) for e in edits])
 
 
 async def _sample_rss(pid: int, tally: Tally) -> None:

@@ -309,8 +309,8 @@ class Rewriter:
         if span.kind == "hole":
             line_start = text.rfind("\n", 0, s) + 1
             after_code = text[line_start:s].strip() != ""
-            wants_text = old == self.config.marker or old.strip() in ("", "pass", "...") and \
-                not after_code
+            wants_text = old == self.config.marker or (
+                old.strip() in ("", "pass", "...") and not after_code)
             return replace(cfg, single_line=after_code and "\n" not in old,
                            min_length=1 if wants_text else 0)
         if span.kind not in ("rename", "signature", "dangling"):
