@@ -196,15 +196,17 @@ class Rewriter:
         traces, good = [fill.trace.as_dict()], []
         for k, cand in enumerate(fill.texts):
             tokens, middle = fill.tokens[k], cand
-            for _ in range(rounds + 1):
-                ranges = bad(middle)
+            ranges = bad(middle)
+            for _ in range(rounds):  # each round's result is checked; none is wasted
                 if ranges is None:
-                    good.append(middle)
                     break
                 refill = self.engine.refill(prefix, suffix, tokens, ranges, sampler=sampler,
                                             cancel=cancel, on_step=on_step)
                 traces.append(refill.trace.as_dict())
                 tokens, middle = refill.tokens[0], refill.text
+                ranges = bad(middle)
+            if ranges is None:
+                good.append(middle)
         if not good:
             return SpanResult(None, "every candidate added a syntax error", merge_traces(traces))
         return SpanResult(good[0], "ok", merge_traces(traces), list(dict.fromkeys(good)))
@@ -280,13 +282,13 @@ class Rewriter:
                 if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
         # A valid mechanical candidate already answers the span: the model's candidates are
         # ranked with it but get no re-mask rounds, which cost seconds on junk candidates.
-        res = self.denoise_span(text, s, e, path, before=baseline,
-                                sampler=self._sampler_for(span, text, s, e),
+        cfg = self._sampler_for(span, text, s, e)
+        res = self.denoise_span(text, s, e, path, before=baseline, sampler=cfg,
                                 rounds=0 if mech else None, cancel=cancel, on_step=on_step)
         if cancel is not None and cancel():
             raise Cancelled  # scoring is another forward pass: not for a stale request
         pool = list(dict.fromkeys(mech + res.candidates))
-        scores = dict(zip(pool, self.engine.score(text[:s], text[e:], pool),
+        scores = dict(zip(pool, self.engine.score(text[:s], text[e:], pool, cfg),
                           strict=True))
         model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates
                         if not strict or python_ok(text[:s] + m + text[e:], path, None)),

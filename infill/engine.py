@@ -94,20 +94,24 @@ class Engine:
         return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
 
     @torch.no_grad()
-    def score(self, prefix: str, suffix: str, middles: list[str]) -> list[float]:
+    def score(self, prefix: str, suffix: str, middles: list[str],
+              sampler: SamplerConfig | None = None) -> list[float]:
         """Mean token log-probability of each middle between ``prefix`` and ``suffix``.
 
         Every token of a candidate is masked at once and all candidates share one forward
         pass, so model-made and mechanical candidates are ranked on the same scale. An empty
-        middle is scored as one ``<delete>``. The AR baseline has no masked scoring: every
-        candidate scores 0.0 there and the ranking falls back to order.
+        middle is scored as one ``<delete>``. The context is cut as for a fill with
+        ``sampler`` (default the engine's), so scoring a fill's candidates reuses its context.
+        The AR baseline has no masked scoring: every candidate scores 0.0 there and the
+        ranking falls back to order.
         """
         if not self.is_diffusion or not middles:
             return [0.0] * len(middles)
         tok, sp = self.tokenizer, self.tokenizer.special
         rows = [tok.encode(m) or [sp.delete] for m in middles]
         M = max(len(r) for r in rows)
-        ctx = self.backend.context(tok.encode(prefix), tok.encode(suffix), M)
+        budget = max(M, (sampler or self.sampler).max_length)
+        ctx = self.backend.context(tok.encode(prefix), tok.encode(suffix), budget)
         canvas = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)
         valid = torch.zeros(len(rows), M, dtype=torch.bool)  # (B, M)
         target = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)

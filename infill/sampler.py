@@ -3,7 +3,9 @@
 Each step predicts every masked position and commits the confident ones (all above a threshold,
 at least one), so easy tokens land many per forward pass. The span's length is never given:
 committing ``<expand>`` turns a position into two masks and ``<delete>`` removes it, so the
-canvas grows and shrinks (DreamOn's scheme). With ``oracle_length`` both are banned and the
+canvas grows and shrinks (DreamOn's scheme). A canvas resizes one way only: once it has shrunk
+it never grows again and vice versa, since a weak model otherwise spends its passes deleting
+at one end and expanding at the other. With ``oracle_length`` both are banned and the
 canvas keeps the true length — the upper bound the benchmarks report beside it.
 """
 
@@ -112,6 +114,7 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
                            sp.fim_middle]
                           + (denoiser.tokenizer.line_break_ids if cfg.single_line else []))
     remasks, resizes = 0, [0] * len(rows)
+    direction = [0] * len(rows)  # -1 once a row shrank, +1 once it grew
     for _ in range(cfg.max_steps):
         if not any(sp.mask in r for r in rows):
             break
@@ -131,6 +134,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
         for i, n in enumerate(resizes):  # a canvas can't grow and shrink forever
             if n >= cfg.max_resizes:
                 logits[i, :, [sp.expand, sp.delete]] = -torch.inf
+            elif direction[i]:  # a canvas found too long never grows again, and vice versa
+                logits[i, :, sp.expand if direction[i] < 0 else sp.delete] = -torch.inf
         probs = torch.softmax(logits / max(cfg.temperature, 1e-6), dim=-1) \
             if cfg.temperature > 0 else torch.softmax(logits, dim=-1)
         if cfg.temperature > 0:
@@ -144,6 +149,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
                                       allow_remask=remasks < cfg.max_remasks)
             remasks += st.remasked
             resizes[i] += st.expanded + st.deleted
+            if not direction[i] and (st.expanded or st.deleted):
+                direction[i] = 1 if st.expanded >= st.deleted else -1
             for k in ("committed", "remasked", "expanded", "deleted"):
                 setattr(step, k, getattr(step, k) + getattr(st, k))
             if i == 0:

@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from scripted import Scripted
 
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.diffing.spans import find_change
 from remask.diffing.syntax import new_errors, parse
+from remask.infill.engine import Engine
 from remask.infill.sampler import Cancelled, SamplerConfig
 
 SRC = '''def total(items, scale):
@@ -140,3 +142,14 @@ def test_a_marker_is_never_filled_with_blanks(rewriter):
     assert len(results) == 2
     for r in results:
         assert r.text is None or r.text.strip(), repr(r.text)
+
+
+@pytest.mark.parametrize("rounds", [0, 1, 2])
+def test_each_remask_round_is_checked_and_none_is_wasted(engine, rounds):
+    """A model that always writes broken code gets exactly ``rounds`` re-mask rounds, then
+    the span is refused: the last round's result is checked, not thrown away unread."""
+    tok = engine.tokenizer
+    broken = Engine(Scripted(tok, tok.encode("(((")))
+    rw = Rewriter(broken, RewriterConfig(rounds=rounds))
+    res = rw.denoise_span(SRC, SRC.index("items\n"), SRC.index("items\n") + 5, "t.py")
+    assert res.text is None and res.trace["calls"] == 1 + rounds

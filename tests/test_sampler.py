@@ -7,42 +7,11 @@ real bundled model is exercised in the engine tests below.
 
 import pytest
 import torch
+from scripted import Scripted
 
-from remask.infill.denoiser import Context
 from remask.infill.engine import BUNDLED, Engine, load_engine
 from remask.infill.sampler import Cancelled, SamplerConfig, generate
 from remask.infill.tokenizer import Tokenizer
-
-
-class Scripted:
-    """Predicts ``target`` left to right with high confidence; extra positions → <delete>,
-    a short canvas → <expand> at its last masked position."""
-
-    name = "scripted"
-
-    def __init__(self, tokenizer: Tokenizer, target: list[int], conf: float = 0.99):
-        self.tokenizer, self.target, self.conf = tokenizer, target, conf
-        self.calls = 0
-
-    def context(self, prefix, suffix, canvas_max):
-        return Context(prefix, suffix)
-
-    def logits(self, ctx, canvas, valid):
-        self.calls += 1
-        sp = self.tokenizer.special
-        B, M = canvas.shape
-        V = self.tokenizer.vocab_size
-        out = torch.full((B, M, V), -20.0)
-        for b in range(B):
-            n = int(valid[b].sum())
-            for j in range(n):
-                short = j == n - 1 and n < len(self.target)
-                if j < len(self.target):
-                    want = sp.expand if short else self.target[j]
-                else:
-                    want = sp.delete
-                out[b, j, want] = 20.0 * self.conf
-        return out, B * M
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +103,52 @@ def test_min_length_keeps_the_canvas_from_emptying(tok):
     assert len(ids[0]) == 1 and sum(s.deleted for s in trace.steps) == 5
     ids, _ = generate(Scripted(tok, []), [], [], SamplerConfig(init_length=6))
     assert ids[0] == []
+
+
+class PingPong(Scripted):
+    """Every other step wants to delete the last position, the others to expand the first —
+    the dithering a weak model shows. Text positions are uniform (never confident)."""
+
+    def __init__(self, tokenizer: Tokenizer, first: str):
+        super().__init__(tokenizer, [])
+        self.first = first
+
+    def logits(self, ctx, canvas, valid):
+        sp = self.tokenizer.special
+        B, M = canvas.shape
+        out = torch.zeros(B, M, self.tokenizer.vocab_size)
+        shrink = (self.calls % 2 == 0) == (self.first == "delete")
+        self.calls += 1
+        for b in range(B):
+            n = int(valid[b].sum())
+            if shrink:
+                out[b, n - 1, sp.delete] = 20.0
+            else:
+                out[b, 0, sp.expand] = 20.0
+        return out, B * M
+
+
+@pytest.mark.parametrize("first", ["delete", "expand"])
+def test_a_canvas_resizes_one_way_only(tok, first):
+    """Once a canvas shrank it never grows again (and vice versa): no passes spent dithering."""
+    ids, trace = generate(PingPong(tok, first), [], [],
+                          SamplerConfig(init_length=8, threshold=0.5, max_resizes=24))
+    expanded = sum(s.expanded for s in trace.steps)
+    deleted = sum(s.deleted for s in trace.steps)
+    if first == "delete":
+        assert deleted > 0 and expanded == 0
+        assert trace.forward_passes <= 8  # each pass deletes or commits one of the 8 positions
+    else:
+        assert expanded > 0 and deleted == 0
+    assert len(ids[0]) == 8 - deleted + expanded
+
+
+def test_a_repeated_context_is_not_run_through_the_model_again():
+    """The fill's context is cached: a second request on the same text skips it, same result."""
+    engine = load_engine(BUNDLED)
+    prefix, suffix = "def area(w, h):\n    return ", "\n\n\nprint(area(2, 3))\n"
+    first = engine.fill(prefix, suffix)
+    again = engine.fill(prefix, suffix)
+    assert again.texts == first.texts
+    ctx_tokens = len(engine.tokenizer.encode(prefix)) + len(engine.tokenizer.encode(suffix)) + 2
+    assert first.trace.tokens_processed - again.trace.tokens_processed == ctx_tokens
