@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace
 
+from .canvas import sampler_for
 from .checks import fresh, merge_traces, python_ok, title
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
@@ -239,8 +240,8 @@ class Rewriter:
             choices, model, trace = self._choices(current, s, e, span, baseline, path, cancel,
                                                   on_step)
             traces.append(trace)
-            if not choices:
-                sources.append(None)
+            if not choices or not (choices[0].text + current[s:e]).strip():
+                sources.append(None)  # nothing, or blanks where there were blanks: no edit
                 continue
             best = choices[0]
             agree += model is not None and model.text == best.text
@@ -262,6 +263,10 @@ class Rewriter:
                  "model_text": model_only}
         return Proposal(kind, title(kind, len(done)), done, current,
                         minimal_edits(text, current, _ranges(done)), alts, trace)
+
+    def _sampler_for(self, span: Span, text: str, s: int, e: int) -> SamplerConfig:
+        return sampler_for(span, text, s, e, self.config.sampler, self.config.marker,
+                           self.engine.tokenizer)
 
     @staticmethod
     def _keeps_syntax(baseline: Document, text: str, path: str | None, strict: bool) -> bool:
@@ -296,31 +301,6 @@ class Rewriter:
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]
         return ranked, (model[0] if model else None), res.trace
-
-    def _sampler_for(self, span: Span, text: str, s: int, e: int) -> SamplerConfig:
-        """Return a sampler whose canvas fits the span ``text[s:e]``.
-
-        Tiny for a renamed reference, the old text's size plus a little for an argument list or
-        a statement; for a hole that follows code on its own line (``x = ???``, the rest of a
-        line being typed), one line: a line break there would be the model writing the next
-        statements the user didn't ask for, which is slow and rarely parses. A marker or a body
-        to write wants text: its canvas never empties and blanks are not accepted as a fill
-        (the rest of a line may well be empty).
-        """
-        cfg, old = self.config.sampler, text[s:e]
-        if span.kind == "hole":
-            line_start = text.rfind("\n", 0, s) + 1
-            after_code = text[line_start:s].strip() != ""
-            wants_text = old == self.config.marker or (
-                old.strip() in ("", "pass", "...") and not after_code)
-            return replace(cfg, single_line=after_code and "\n" not in old,
-                           min_length=1 if wants_text else 0)
-        if span.kind not in ("rename", "signature", "dangling"):
-            return cfg
-        n = max((len(self.engine.tokenizer.encode(t)) for t in (old, *span.mechanical)),
-                default=1)
-        slack = 1 if span.kind == "rename" else 4
-        return replace(cfg, init_length=max(n, 1), max_length=max(n, 1) + slack)
 
     def _repair_units(self, text: str, units: list[Unit], path: str | None,
                       pool: list | None, cancel: Cancel, on_step: OnStep, *, strict: bool

@@ -153,3 +153,15 @@ def test_each_remask_round_is_checked_and_none_is_wasted(engine, rounds):
     rw = Rewriter(broken, RewriterConfig(rounds=rounds))
     res = rw.denoise_span(SRC, SRC.index("items\n"), SRC.index("items\n") + 5, "t.py")
     assert res.text is None and res.trace["calls"] == 1 + rounds
+
+
+def test_blanks_at_the_end_of_a_line_are_no_proposal(engine):
+    """A model that answers the rest of a line with spaces proposes nothing (no trailing
+    whitespace edits)."""
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode("   "))))
+    text = "def f(x):\n    y = x + 1\n    return y\n"
+    assert rw.fill_at(text, text.index("1\n") + 1, "t.py") is None
+    shouty = Rewriter(Engine(Scripted(tok, tok.encode(" * 2"))))
+    p = shouty.fill_at(text, text.index("1\n") + 1, "t.py")
+    assert p is not None and p.text == text.replace("x + 1", "x + 1 * 2")

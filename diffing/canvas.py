@@ -1,0 +1,48 @@
+"""How big a canvas each kind of span gets, and what the sampler may put on it.
+
+The span's true length is never known, but the kind of span says a lot: a renamed reference
+is about as long as the name, an argument list about as long as it was, the rest of a line a
+few tokens on that line. Starting the canvas near the right size saves forward passes (each
+resize costs one) and keeps a weak model from writing statements nobody asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from remask.infill.sampler import SamplerConfig
+from remask.infill.tokenizer import Tokenizer
+
+from .proposal import Span
+
+LINE_TOKENS = 8  # a canvas for the rest of one line: HumanEval's median line is ~7 tokens
+LINE_MAX = 4 * LINE_TOKENS  # ~100 characters: a single-line canvas never grows past this
+
+
+def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, marker: str,
+                tokenizer: Tokenizer) -> SamplerConfig:
+    """Return ``base`` fitted to the span ``text[s:e]``.
+
+    Tiny for a renamed reference, the old text's size plus a little for an argument list or
+    a statement; for a hole that follows code on its own line (``x = ???``, the rest of a
+    line being typed), one line: a line break there would be the model writing the next
+    statements the user didn't ask for, which is slow and rarely parses. A marker or a body
+    to write wants text: its canvas never empties and blanks are not accepted as a fill
+    (the rest of a line may well be empty).
+    """
+    old = text[s:e]
+    if span.kind == "hole":
+        line_start = text.rfind("\n", 0, s) + 1
+        after_code = text[line_start:s].strip() != ""
+        wants_text = old == marker or (old.strip() in ("", "pass", "...") and not after_code)
+        single = after_code and "\n" not in old
+        if not single:
+            return replace(base, min_length=1 if wants_text else 0)
+        return replace(base, single_line=True, init_length=min(base.init_length, LINE_TOKENS),
+                       max_length=min(base.max_length, LINE_MAX),
+                       min_length=1 if wants_text else 0)
+    if span.kind not in ("rename", "signature", "dangling"):
+        return base
+    n = max((len(tokenizer.encode(t)) for t in (old, *span.mechanical)), default=1)
+    slack = 1 if span.kind == "rename" else 4
+    return replace(base, init_length=max(n, 1), max_length=max(n, 1) + slack)

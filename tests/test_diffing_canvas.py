@@ -1,0 +1,52 @@
+"""Which canvas each span gets: decided from the real spans the cursor and edits produce."""
+
+import pytest
+
+from remask.diffing.canvas import LINE_MAX, LINE_TOKENS, sampler_for
+from remask.diffing.proposal import Span
+from remask.diffing.spans import cursor_hole
+from remask.infill.engine import BUNDLED
+from remask.infill.sampler import SamplerConfig
+from remask.infill.tokenizer import Tokenizer
+
+BASE = SamplerConfig(init_length=16, max_length=96)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return Tokenizer.load(BUNDLED)
+
+
+def canvas_at(text: str, cursor: int, tok: Tokenizer) -> SamplerConfig:
+    span = cursor_hole(text, cursor, "???")
+    return sampler_for(span, text, span.start, span.end, BASE, "???", tok)
+
+
+def test_the_rest_of_a_line_after_code_is_one_short_line(tok):
+    text = "def f(x):\n    y = x + \n    return y\n"
+    cfg = canvas_at(text, text.index(" \n") + 1, tok)
+    assert cfg.single_line and cfg.init_length == LINE_TOKENS < BASE.init_length
+    assert cfg.max_length == LINE_MAX < BASE.max_length
+    assert cfg.min_length == 0  # the line may already be complete
+
+
+@pytest.mark.parametrize("text, anchor", [
+    ("def f(x):\n    return ???\n", "???"),  # a marker after code: one line, never empty
+    ("def f(x):\n    pass\n", "pass"),  # a body to write: may span lines, never empty
+    ("def f(x):\n    \n", "    \n"),  # an empty body
+])
+def test_holes_that_want_text_never_empty(tok, text, anchor):
+    cfg = canvas_at(text, text.index(anchor) + 1, tok)
+    assert cfg.min_length == 1
+    assert cfg.single_line == (anchor == "???")
+    assert cfg.init_length == (LINE_TOKENS if anchor == "???" else BASE.init_length)
+
+
+def test_a_renamed_reference_gets_a_canvas_its_size(tok):
+    text = "total = 1\nprint(total)\n"
+    s = text.index("total)")
+    span = Span(s, s + 5, "rename", "a use of 'total'", mechanical=("grand_total",))
+    cfg = sampler_for(span, text, s, s + 5, BASE, "???", tok)
+    n = len(tok.encode("grand_total"))
+    assert (cfg.init_length, cfg.max_length) == (n, n + 1)
+    assert not cfg.single_line
