@@ -1,6 +1,7 @@
 """``remask bench quality``: the model-quality table of issue 6, one row per model.
 
-Columns: held-out middle cross-entropy (moves long before pass@1 does), single-line exact match,
+Columns: held-out middle cross-entropy (moves long before pass@1 does), single-line exact match
+and edit similarity,
 pass@1 on single-line / multi-line / random-span-light with the span's length unknown, and,
 over all those tasks, the empty-output rate and tokens committed per forward pass. By default
 the bundled diffusion model and its matched AR baseline sit side by side.
@@ -33,7 +34,8 @@ from .report import report
 from .sandbox import SandboxConfig, network_isolation
 
 PASS_SPLITS = ("single-line", "multi-line", "random-span-light")
-COLUMNS = ["model", "heldout_middle_ce", "single_line_exact", "pass@1 single-line",
+COLUMNS = ["model", "heldout_middle_ce", "single_line_exact", "single_line_edit_sim",
+           "pass@1 single-line",
            "pass@1 multi-line", "pass@1 random-span-light", "empty_rate", "tokens_per_forward"]
 
 
@@ -97,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
             row[f"pass@1 {split}"] = s["pass@1"]
             if split == "single-line":
                 row["single_line_exact"] = s["exact_match"]
+                row["single_line_edit_sim"] = s["edit_sim"]
             every += results
             per_task[f"{engine.name} {split}"] = [asdict(r) for r in results]
         total = summarize(every)

@@ -8,15 +8,16 @@ from pathlib import Path
 import pytest
 
 from remask.bench.humaneval import SPLITS, load_tasks, subset
-from remask.bench.infill import generate_all, is_exact, judge_all, summarize
+from remask.bench.infill import edit_similarity, generate_all, is_exact, judge_all, summarize
 from remask.bench.report import report
 from remask.bench.sandbox import SandboxConfig
 from remask.cli import main
 from remask.infill.engine import BUNDLED_AR
 from remask.infill.sampler import SamplerConfig
 
-KEYS = {"pass@1", "empty_rate", "exact_match", "forward_passes_per_task", "tokens_per_forward",
-        "latency_p50_s", "latency_p95_s", "cpu_s_per_task", "accepted_tokens_per_s"}
+KEYS = {"pass@1", "empty_rate", "exact_match", "edit_sim", "forward_passes_per_task",
+        "tokens_per_forward", "latency_p50_s", "latency_p95_s", "cpu_s_per_task",
+        "accepted_tokens_per_s"}
 
 
 @pytest.mark.parametrize("split,count", [("single-line", 1033), ("multi-line", 5815),
@@ -53,17 +54,27 @@ def test_exact_match_ignores_only_trailing_whitespace():
     assert not is_exact("return x\n", "    return x\n")
 
 
+def test_edit_similarity_ranks_near_misses_above_junk():
+    ref = "    return sorted(set(l))\n"
+    assert edit_similarity("    return sorted(set(l))  \n\n", ref) == 1.0
+    near = edit_similarity("    return sorted(l)\n", ref)
+    junk = edit_similarity("    x = x = x = x\n", ref)
+    assert 1.0 > near > junk > 0.0
+    assert edit_similarity("", ref) == 0.0 and edit_similarity("", "") == 1.0
+
+
 def test_summary_of_canonical_and_generated_completions(engine):
     tasks = subset(load_tasks("single-line"), 3)
     results = generate_all(engine, tasks, SamplerConfig())
     assert all(r.forward_passes >= 1 and r.seconds > 0 for r in results)
     # the harness, fed the reference middles, passes them all and counts every token accepted
     for t, r in zip(tasks, results, strict=True):
-        r.completion, r.exact = t.canonical_solution, True
+        r.completion, r.exact, r.edit_sim = t.canonical_solution, True, 1.0
     judge_all(tasks, results, SandboxConfig())
     s = summarize(results)
     assert KEYS <= set(s)
     assert s["pass@1"] == 1.0 and s["exact_match"] == 1.0 and s["empty_rate"] == 0.0
+    assert s["edit_sim"] == 1.0
     assert s["accepted_tokens_per_s"] == s["generated_tokens_per_s"] > 0
     # and fed empty middles, fails them (none of these three passes without its line)
     for r in results:
