@@ -30,6 +30,7 @@ from pygls.lsp.client import LanguageClient
 
 from remask.bench.report import report
 from remask.diffing.files import SourceError, read_source
+from remask.lsp.server import peak_rss
 
 STDLIB_FILES = ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py", "bisect.py")
 
@@ -281,12 +282,5 @@ async def _drain(stream: asyncio.StreamReader | None) -> None:
 
 
 def peak_rss_kib(pid: int | str = "self") -> int:
-    """Peak resident memory (VmHWM) of a process, in KiB.
-
-    Not ``ru_maxrss``: Linux keeps it across ``exec``, so a child started from a big parent
-    reports the parent's size until it outgrows it.
-    """
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return 0
+    """Peak resident memory (VmHWM) of a process, in KiB, as the server reports its own."""
+    return peak_rss(pid) // 1024

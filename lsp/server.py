@@ -241,17 +241,19 @@ def stats(ls: RemaskServer, params: object) -> dict:
     return {**ls.docs.stats.snapshot(), "max_rss": peak_rss()}
 
 
-def peak_rss() -> int:
-    """Return the server's peak resident memory in bytes.
+def peak_rss(pid: int | str = "self") -> int:
+    """Return a process's peak resident memory in bytes (the server's own by default).
 
     ``VmHWM`` where Linux has it: ``ru_maxrss`` survives ``exec``, so a server forked from a
     big parent (a test runner holding models) would report the parent's size as its own.
     """
     try:
-        with open("/proc/self/status", encoding="ascii") as f:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
+    if pid != "self":
+        return 0
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux, BSD: KiB
