@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,28 +70,15 @@ def load_tasks(split: str, data_dir: Path | None = None) -> list[Task]:
 
 
 def subset(tasks: list[Task], limit: int | None) -> list[Task]:
-    """Pick a deterministic subset of ``limit`` tasks spread over the problems.
+    """Pick a deterministic sample of ``limit`` tasks, in file order.
 
-    Tasks are taken in rounds: round r holds the r-th task of every problem, so ``limit=164``
-    is one task per problem. Within a round that can't be taken whole, problems are chosen
-    evenly spaced over the problem numbers, so a small ``--limit`` still spans easy and hard
-    problems instead of the first few.
+    A seeded uniform sample over tasks, so its pass@1 estimates the whole split's: taking
+    one task per problem instead over-weighs problems with short bodies, and in file order
+    it would be each problem's first span — a "multi-line" subset of one-line spans.
     """
     if limit is None or limit >= len(tasks):
         return list(tasks)
     if limit < 1:
         raise ValueError("--limit must be at least 1")
-    by_problem: dict[int, list[Task]] = {}
-    for t in tasks:
-        by_problem.setdefault(t.problem, []).append(t)
-    chosen: list[Task] = []
-    for r in range(max(len(v) for v in by_problem.values())):
-        round_ = [v[r] for _, v in sorted(by_problem.items()) if r < len(v)]
-        need = limit - len(chosen)
-        if need >= len(round_):
-            chosen += round_
-        else:
-            chosen += [round_[i * len(round_) // need] for i in range(need)]
-        if len(chosen) == limit:
-            break
-    return chosen
+    keep = set(random.Random(0).sample(range(len(tasks)), limit))
+    return [t for i, t in enumerate(tasks) if i in keep]

@@ -69,7 +69,7 @@ def add_task_args(p: argparse.ArgumentParser) -> None:
     """Arguments every HumanEval benchmark takes: the split, its size, the data and output."""
     p.add_argument("--split", choices=list(SPLITS), default="single-line")
     p.add_argument("--limit", type=int, default=None,
-                   help="a deterministic subset of N tasks spread over the 164 problems")
+                   help="a seeded sample of N tasks (pass@1 estimates the whole split's)")
     p.add_argument("--data", type=Path, default=None,
                    help=f"HumanEval-Infilling folder (default {DEFAULT_DATA})")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write JSON here")

@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, action="append", default=None,
                    help="model directory, repeatable (default: bundled diffusion and AR)")
     p.add_argument("--limit", type=int, default=None,
-                   help="a deterministic subset of N tasks per split, spread over problems")
+                   help="a seeded sample of N tasks per split")
     p.add_argument("--data", type=Path, default=None,
                    help=f"HumanEval-Infilling folder (default {DEFAULT_DATA})")
     p.add_argument("--corpus", type=Path, default=DEFAULT_HOME / "corpus",
