@@ -28,7 +28,10 @@ IGNORE = -100
 class DataConfig:
     block: int = 320  # tokens per training sequence
     max_middle: int = 96  # longest span (canvas) for infill examples
-    uncond_rate: float = 0.1  # examples with no context: the whole window is the span
+    # examples with no context, the whole window the span: they supervise ~300 positions
+    # where an infill example supervises ~15. Paired, 2M tokens from the same init, held-out
+    # middle CE: 0.3 → 3.973, 0.1 → 4.043 (block 192 instead of 320: 4.261).
+    uncond_rate: float = 0.3
     span_kinds: tuple[tuple[str, float], ...] = (
         ("lines", 0.45), ("line_rest", 0.15), ("in_line", 0.15), ("chars", 0.25))
     expand_rate: float = 0.3  # fraction of diffusion examples with merged <expand> targets
