@@ -27,7 +27,7 @@ def minimal_edits(old: str, new: str, inside: list[tuple[int, int]] | None = Non
     if old == new:
         return []
     if inside is not None:
-        return [_slide(old, e, inside) for e in minimal_edits(old, new)]
+        return _coalesce([_slide(old, e, inside) for e in minimal_edits(old, new)])
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     old_starts = _starts(old_lines)
     new_starts = _starts(new_lines)
@@ -37,7 +37,23 @@ def minimal_edits(old: str, new: str, inside: list[tuple[int, int]] | None = Non
         if op != "equal":
             edits += _refine(old, new, old_starts[i1], old_starts[i2], new_starts[j1],
                              new_starts[j2])
-    return edits
+    return _coalesce(edits)
+
+
+def _coalesce(edits: list[TextEdit]) -> list[TextEdit]:
+    """Merge edits that touch (an insertion right where a replacement starts) into one.
+
+    Two edits at one offset are legal but order-sensitive: a client that applies them
+    back to front by start alone puts the insertion on the wrong side. One edit can't be
+    misapplied, and it is what a reader calls a single change anyway.
+    """
+    out: list[TextEdit] = []
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        if out and out[-1].end == e.start:
+            out[-1] = TextEdit(out[-1].start, e.end, out[-1].new_text + e.new_text)
+        else:
+            out.append(e)
+    return out
 
 
 def _slide(old: str, e: TextEdit, inside: list[tuple[int, int]]) -> TextEdit:

@@ -36,7 +36,23 @@ def test_edits_replace_only_what_differs(old, new):
     for e in edits:
         assert old[e.start:e.end] != e.new_text
     for a, b in zip(edits, edits[1:], strict=False):
-        assert a.end <= b.start
+        assert a.end < b.start  # edits never touch: no order-sensitive pairs
+
+
+def test_an_insertion_slid_against_a_replacement_is_one_edit():
+    # What the bundled model once proposed for `return ???`: the fill inserts before the
+    # hole and replaces it. Slid into the hole, the insertion lands where the replacement
+    # starts; as two edits at one offset, a client applying them back to front by start
+    # alone put the insertion after the replacement.
+    old = "        total += v\n    return ???\n"
+    new = old.replace("???", "    return  # len(s,  if len(valuess, ss")
+    hole = (old.index("???"), old.index("???") + 3)
+    edits = minimal_edits(old, new, inside=[hole])
+    assert len(edits) == 1
+    text = old
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        text = text[:e.start] + e.new_text + text[e.end:]
+    assert text == new
 
 
 def test_renaming_two_names_on_a_line_gives_two_small_edits():

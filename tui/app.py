@@ -187,7 +187,7 @@ class RemaskApp(App[None]):
             self.notify("The buffer changed since this proposal; dropped it.", severity="warning")
         else:
             doc = self.editor.document
-            for e in sorted(cand.edits, key=lambda e: e.start, reverse=True):
+            for e in sorted(cand.edits, key=lambda e: (e.start, e.end), reverse=True):
                 self.editor.replace(e.new_text, doc.get_location_from_index(e.start),
                                     doc.get_location_from_index(e.end))
             self.query_one(StatusBar).activity = f"accepted: {cand.proposal.title}"
