@@ -19,10 +19,12 @@ import argparse
 import json
 import sys
 from dataclasses import asdict, fields
+from datetime import date
 from pathlib import Path
 
 import torch
 
+from remask.diffing.files import atomic_write
 from remask.infill.data import DataConfig
 from remask.infill.engine import BUNDLED, BUNDLED_AR, Engine, load_engine
 from remask.infill.sampler import SamplerConfig
@@ -70,6 +72,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write JSON here")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     p.add_argument("--timeout", type=float, default=10.0, help="sandbox seconds per task")
+    p.add_argument("--record", type=Path, default=None, metavar="HISTORY",
+                   help="append each row, with the model's training tokens, to this JSON "
+                        "history (the repo keeps docs/quality-history.json; "
+                        "remask train --plot draws it)")
     p.set_defaults(func=run)
 
 
@@ -80,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--limit must be at least 1")
         if args.threads < 1 or args.timeout <= 0:
             raise ValueError("--threads must be >= 1 and --timeout > 0")
+        if args.record is not None:
+            read_history(args.record)  # a bad history fails now, not after the benchmark
         splits = {s: subset(load_tasks(s, args.data), args.limit) for s in PASS_SPLITS}
         engines = [load_engine(m) for m in models]
     except ValueError as e:
@@ -119,7 +127,43 @@ def run(args: argparse.Namespace) -> int:
             "sandbox_network": network_isolation(), "per_task": per_task}
     report(rows, COLUMNS, "remask bench quality — HumanEval-Infilling, no oracle length",
            args.json, meta, notes=notes)
+    if args.record is not None:
+        try:
+            record(args.record, rows, models, args.limit, args.threshold)
+        except (OSError, ValueError) as e:
+            print(f"remask bench quality: {e}", file=sys.stderr)
+            return 2
     return 0
+
+
+def read_history(history: Path) -> list:
+    """The history's entries ([] when there is none yet); ValueError when it isn't one."""
+    try:
+        entries = json.loads(history.read_text()) if history.exists() else []
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"--record {history}: unreadable ({e})") from None
+    if not isinstance(entries, list):
+        raise ValueError(f"--record {history}: not a JSON list")
+    return entries
+
+
+def record(history: Path, rows: list[dict], models: list[Path], limit: int | None,
+           threshold: float | None) -> None:
+    """Append the rows to a JSON list, each tagged with its model's cumulative training tokens.
+
+    pass@1 moves long after the loss does; kept per export, the list is the second half of the
+    training curve (tokens seen → pass@1 and edit similarity) that the held-out loss alone
+    can't show.
+    """
+    entries = read_history(history)
+    for row, directory in zip(rows, models, strict=True):
+        info = Path(directory) / "training.json"
+        trained = json.loads(info.read_text()) if info.is_file() else {}
+        entries.append({"model": row["model"], "diffusion": row["diffusion"],
+                        "tokens": trained.get("tokens_total"), "commit": trained.get("commit"),
+                        "date": date.today().isoformat(), "limit": limit, "threshold": threshold,
+                        **{c: row[c] for c in COLUMNS if c != "model"}})
+    atomic_write(history, json.dumps(entries, indent=1) + "\n")
 
 
 def _judged(engine: Engine, tasks: list[Task], sampler: SamplerConfig, sandbox: SandboxConfig,

@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write the run's EMA weights as a bundle to DIR and exit")
     p.add_argument("--plot", type=Path, metavar="PNG",
                    help="draw the bundled models' training curve to PNG and exit")
+    p.add_argument("--history", type=Path, default=Path("docs/quality-history.json"),
+                   help="benchmark scores recorded by `remask bench quality --record`, "
+                        "drawn beside the curve with --plot (skipped when missing)")
     p.set_defaults(func=run)
 
 
@@ -50,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         from remask.infill.engine import BUNDLED, BUNDLED_AR
 
         try:
-            plot([BUNDLED_AR, BUNDLED], args.plot)
+            plot([BUNDLED_AR, BUNDLED], args.plot, args.history)
         except ImportError:
             print("remask train --plot: needs matplotlib (pip install -e '.[plot]')",
                   file=sys.stderr)

@@ -2,7 +2,8 @@
 
 The curve lives in each bundle's ``training.json`` (appended at every checkpoint and carried
 across resumes and the AR → diffusion switch), so the picture can always be redrawn from the
-repository alone.
+repository alone. Benchmark scores are too slow to take at every checkpoint; the ones taken
+per export (``remask bench quality --record``) go in a history file drawn beside the loss.
 """
 
 from __future__ import annotations
@@ -16,14 +17,27 @@ def load_curve(bundle: Path) -> list[dict]:
     return info.get("curve", [])
 
 
-def plot(bundles: list[Path], out: Path) -> None:
-    """Write a PNG with one line per objective found in the bundles' curves."""
+def load_history(history: Path | None) -> list[dict]:
+    """The recorded benchmark rows that say how many tokens their model had seen."""
+    if history is None or not history.is_file():
+        return []
+    return [e for e in json.loads(history.read_text()) if e.get("tokens")]
+
+
+def plot(bundles: list[Path], out: Path, history: Path | None = None) -> None:
+    """Write a PNG with one line per objective found in the bundles' curves.
+
+    With a quality history, a second panel shows single-line pass@1 and edit similarity.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    scores = load_history(history)
+    fig, axes = plt.subplots(1, 2 if scores else 1, figsize=(12 if scores else 7, 4),
+                             dpi=110, sharex=True, squeeze=False)
+    ax = axes[0][0]
     seen: dict[str, list[tuple[float, float]]] = {}
     for bundle in bundles:
         for point in load_curve(bundle):
@@ -39,6 +53,27 @@ def plot(bundles: list[Path], out: Path) -> None:
     ax.set_title("remask bundled model: training curve")
     ax.grid(alpha=0.3)
     ax.legend()
+    if scores:
+        _plot_scores(axes[0][1], scores)
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
+
+
+def _plot_scores(ax, scores: list[dict]) -> None:
+    for diffusion, style in ((True, "-"), (False, "--")):
+        rows = sorted((e for e in scores if e.get("diffusion") == diffusion),
+                      key=lambda e: e["tokens"])
+        if not rows:
+            continue
+        kind = "diffusion" if diffusion else "AR"
+        xs = [e["tokens"] / 1e6 for e in rows]
+        for key, label in (("pass@1 single-line", "single-line pass@1"),
+                           ("single_line_edit_sim", "single-line edit similarity")):
+            ax.plot(xs, [e[key] for e in rows], style, marker="o", label=f"{kind}: {label}")
+    ax.set_xlabel("training tokens seen (millions, cumulative)")
+    ax.set_ylabel("HumanEval-Infilling, no oracle length")
+    ax.set_title("recorded per export (remask bench quality --record)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)

@@ -98,8 +98,9 @@ class RemaskDenoiser:
         if self.use_cache:
             kv: KVCache = ctx.state
             P = kv[0][0].shape[2]
-            mask = torch.cat([torch.ones(B, M + 1, P, dtype=torch.bool),
-                              xvalid[:, None, :].expand(B, M + 1, M + 1)], dim=2)[:, None]
+            mask = None if bool(valid.all()) else torch.cat(  # no padding: attend to all
+                [torch.ones(B, M + 1, P, dtype=torch.bool),
+                 xvalid[:, None, :].expand(B, M + 1, M + 1)], dim=2)[:, None]
             out, _ = self.model(x, mask=mask, past=kv, pos=P)
             processed = B * (M + 1)
         else:

@@ -54,10 +54,11 @@ def _rope_tables(cfg: ModelConfig) -> tuple[Tensor, Tensor]:
 
 
 def _apply_rope(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
-    # x: (B, H, T, hd); cos/sin: (T, hd/2)
-    x1, x2 = x[..., ::2], x[..., 1::2]
-    out = torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
-    return out.flatten(-2).type_as(x)
+    # x: (B, H, T, hd); cos/sin: (T, hd/2). Each interleaved pair (x[2i], x[2i+1]) is rotated
+    # as the complex number x[2i] + j·x[2i+1]: one multiply instead of a dozen small ops,
+    # which matters when a denoising step runs only a few tokens.
+    pairs = torch.view_as_complex(x.float().unflatten(-1, (-1, 2)))  # (B, H, T, hd/2)
+    return torch.view_as_real(pairs * torch.complex(cos, sin)).flatten(-2).type_as(x)
 
 
 class Attention(nn.Module):

@@ -9,6 +9,7 @@ import pytest
 
 from remask.bench.quality import COLUMNS, heldout_ce
 from remask.cli import main
+from remask.infill.curve import load_history
 from remask.infill.engine import BUNDLED
 from remask.infill.train import DEFAULT_HOME
 
@@ -38,3 +39,26 @@ def test_bad_input_exits_2_with_one_line(capsys):
     assert main(["bench", "quality", "--limit", "0"]) == 2
     err = capsys.readouterr().err
     assert "--limit must be at least 1" in err and err.count("\n") == 1
+
+
+def test_record_appends_rows_with_the_models_training_tokens(tmp_path, capsys):
+    history = tmp_path / "history.json"
+    args = ["bench", "quality", "--limit", "1", "--model", str(BUNDLED),
+            "--corpus", str(tmp_path / "no-corpus"), "--record", str(history)]
+    assert main(args) == 0 and main(args) == 0
+    entries = json.loads(history.read_text())
+    tokens = json.loads((BUNDLED / "training.json").read_text())["tokens_total"]
+    assert [e["tokens"] for e in entries] == [tokens, tokens]
+    assert all(e["model"] == "bundled" and e["limit"] == 1 and "pass@1 single-line" in e
+               for e in entries)
+    assert load_history(history) == entries  # what `remask train --plot` draws
+
+
+def test_record_into_a_file_that_is_not_a_history_exits_2(tmp_path, capsys):
+    history = tmp_path / "history.json"
+    history.write_text('{"not": "a list"}')
+    assert main(["bench", "quality", "--limit", "1", "--model", str(BUNDLED),
+                 "--corpus", str(tmp_path / "no-corpus"), "--record", str(history)]) == 2
+    err = capsys.readouterr().err
+    assert "not a JSON list" in err and err.count("\n") == 1
+    assert history.read_text() == '{"not": "a list"}'
