@@ -31,12 +31,20 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                    help="where a transformers checkpoint runs (default: cuda if present)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow a checkpoint's own modeling code (auto_map) to run")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads on CPU (default 1: a denoising step is a few small "
+                        "matrices, and more threads only wait on each other)")
 
 
 def engine_from_args(args: argparse.Namespace) -> Engine:
     from remask.infill.engine import load_engine
     from remask.infill.sampler import SamplerConfig
 
+    if args.threads < 1:
+        raise UsageError("--threads must be at least 1")
+    import torch
+
+    torch.set_num_threads(args.threads)
     try:
         sampler = SamplerConfig(threshold=args.threshold)
         return load_engine(args.model, sampler=sampler, device=args.device,

@@ -197,9 +197,12 @@ class _LazyRewriter:
 
     def _load(self) -> Rewriter:
         if self._rewriter is None:
+            import torch
+
             from remask.diffing.rewriter import Rewriter, RewriterConfig
             from remask.infill.engine import load_engine
 
+            torch.set_num_threads(1)  # small steps: extra threads only wait on each other
             try:
                 engine = load_engine(self.config.model)
             except ValueError as e:

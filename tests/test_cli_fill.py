@@ -86,3 +86,22 @@ def test_missing_file_and_missing_model_exit_2(tmp_path):
     assert proc.returncode == 2 and "cannot load model" in proc.stderr
     assert proc.stderr.count("\n") == 1
     assert src.read_text() == "x = ???\n"
+
+
+def test_threads_sets_torch_and_a_bad_count_exits_2(tmp_path, capsys):
+    import torch
+
+    src = tmp_path / "a.py"
+    src.write_text("x = 1\n")  # no hole: the model loads, nothing is denoised
+    before = torch.get_num_threads()
+    try:
+        assert main(["fill", str(src), "--threads", "1"]) == 0
+        assert torch.get_num_threads() == 1
+        capsys.readouterr()
+        src.write_text("x = ???\n")
+        assert main(["fill", str(src), "--write", "--threads", "0"]) == 2
+    finally:
+        torch.set_num_threads(before)
+    err = capsys.readouterr().err
+    assert "--threads must be at least 1" in err and err.count("\n") == 1
+    assert src.read_text() == "x = ???\n"
