@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from remask.infill.engine import Engine
 
 DEFAULT_THRESHOLD = 0.9  # the sampler's default; kept here so --help needs no torch
+DEFAULT_LINE_THRESHOLD = 0.1  # RewriterConfig.line_threshold, for the same reason
 
 
 class UsageError(Exception):
@@ -27,6 +28,9 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                    help="model directory (default: the bundled model)")
     p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
                    help="commit every masked token at least this confident")
+    p.add_argument("--line-threshold", type=float, default=DEFAULT_LINE_THRESHOLD,
+                   help="the same for a one-line hole (the rest of a line; measured: as "
+                        "good and ~3x fewer forward passes than 0.9 there)")
     p.add_argument("--device", choices=("cpu", "cuda", "mps"), default=None,
                    help="where a transformers checkpoint runs (default: cuda if present)")
     p.add_argument("--trust-remote-code", action="store_true",
@@ -42,6 +46,9 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
 
     if args.threads < 1:
         raise UsageError("--threads must be at least 1")
+    for flag, value in (("--threshold", args.threshold), ("--line-threshold", args.line_threshold)):
+        if not 0.0 < value <= 1.0:
+            raise UsageError(f"{flag} must be in (0, 1], got {value}")
     import torch
 
     torch.set_num_threads(args.threads)

@@ -37,7 +37,8 @@ def rewriter_config(args: argparse.Namespace, engine: Engine) -> RewriterConfig:
     if args.verify is not None and not args.verify.strip():
         raise UsageError("--verify must not be empty")
     return RewriterConfig(candidates=args.candidates, rounds=args.rounds,
-                          sampler=engine.sampler, verify=args.verify)
+                          sampler=engine.sampler, verify=args.verify,
+                          line_threshold=args.line_threshold)
 
 
 def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | None) -> int:

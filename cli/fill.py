@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     except (SourceError, UsageError) as e:
         return fail("fill", str(e))
     rewriter = Rewriter(engine, RewriterConfig(marker=args.marker, candidates=args.candidates,
-                                               sampler=engine.sampler))
+                                               sampler=engine.sampler,
+                                               line_threshold=args.line_threshold))
     proposal, results = rewriter.fill_holes(text, args.file)
     complete = all(r.text is not None for r in results)
     new_text = proposal.text if proposal is not None else text

@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("tui", f"{args.file}: mixed line endings or form feeds the editor would "
                            "rewrite on save; not opened")
     rewriter = Rewriter(engine, RewriterConfig(candidates=args.candidates,
-                                               sampler=engine.sampler))
+                                               sampler=engine.sampler,
+                                               line_threshold=args.line_threshold))
     RemaskApp(args.file, text, rewriter, TuiConfig(auto_delay=args.idle or None)).run()
     return 0

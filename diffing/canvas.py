@@ -20,7 +20,7 @@ LINE_MAX = 4 * LINE_TOKENS  # ~100 characters: a single-line canvas never grows 
 
 
 def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, marker: str,
-                tokenizer: Tokenizer) -> SamplerConfig:
+                tokenizer: Tokenizer, line_threshold: float | None = None) -> SamplerConfig:
     """Return ``base`` fitted to the span ``text[s:e]``.
 
     Tiny for a renamed reference, the old text's size plus a little for an argument list or
@@ -28,7 +28,8 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
     line being typed), one line: a line break there would be the model writing the next
     statements the user didn't ask for, which is slow and rarely parses. A marker or a body
     to write wants text: its canvas never empties and blanks are not accepted as a fill
-    (the rest of a line may well be empty).
+    (the rest of a line may well be empty). A one-line hole commits at ``line_threshold``
+    (None: the base threshold) — see ``RewriterConfig.line_threshold``.
     """
     old = text[s:e]
     if span.kind == "hole":
@@ -40,7 +41,8 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
             return replace(base, min_length=1 if wants_text else 0)
         return replace(base, single_line=True, init_length=min(base.init_length, LINE_TOKENS),
                        max_length=min(base.max_length, LINE_MAX),
-                       min_length=1 if wants_text else 0)
+                       min_length=1 if wants_text else 0,
+                       threshold=base.threshold if line_threshold is None else line_threshold)
     if span.kind not in ("rename", "signature", "dangling"):
         return base
     n = max((len(tokenizer.encode(t)) for t in (old, *span.mechanical)), default=1)

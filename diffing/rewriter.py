@@ -41,6 +41,10 @@ class RewriterConfig:
     marker: str = "???"
     candidates: int = 1  # canvases denoised as one batch per span
     rounds: int = 2  # re-mask-and-denoise rounds for positions inside new errors
+    # Commit confidence for one-line holes (None: the sampler's). Measured on the bundled
+    # model: HumanEval single-line edit similarity 0.397 at 0.1 vs 0.377 at 0.9 with 2.8x
+    # fewer forward passes; on multi-line spans 0.1 cost a point, so they keep 0.9.
+    line_threshold: float | None = 0.1
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     kinds: frozenset[str] = frozenset(KINDS)
     span_cap: int = 600  # max characters re-denoised for one edit
@@ -266,7 +270,7 @@ class Rewriter:
 
     def _sampler_for(self, span: Span, text: str, s: int, e: int) -> SamplerConfig:
         return sampler_for(span, text, s, e, self.config.sampler, self.config.marker,
-                           self.engine.tokenizer)
+                           self.engine.tokenizer, self.config.line_threshold)
 
     @staticmethod
     def _keeps_syntax(baseline: Document, text: str, path: str | None, strict: bool) -> bool:

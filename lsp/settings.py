@@ -5,8 +5,9 @@ Clients send them as JSON objects with camelCase keys, either flat or under a ``
 it keeps the value it had and reports one line per problem, which the server shows the user.
 
 Keys: ``model`` (directory; null for the bundled model), ``debounceMs``, ``commitThreshold``
-(0–1], ``spanCap`` (characters), ``candidates``, ``kinds`` (any of repair, rename, signature,
-hole, dangling).
+(0–1], ``lineCommitThreshold`` (0–1], for one-line holes such as inline completions),
+``spanCap`` (characters), ``candidates``, ``kinds`` (any of repair, rename, signature, hole,
+dangling).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Settings:
     model: str | None = None  # model directory; None: the bundled model (or --model)
     debounce_ms: int = 50  # quiet time after a change before spans are mapped and denoised
     commit_threshold: float = 0.9  # the sampler commits every masked token this confident
+    line_commit_threshold: float = 0.1  # the same for one-line holes (RewriterConfig says why)
     span_cap: int = 600  # characters: longer spans are not offered
     candidates: int = 1  # canvases denoised per span
     kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on
@@ -51,7 +53,7 @@ class Settings:
     def rewriter_config(self, sampler: SamplerConfig) -> RewriterConfig:
         """Build the Rewriter's config for these settings over the engine's own sampler config."""
         return RewriterConfig(candidates=self.candidates, span_cap=self.span_cap,
-                              kinds=self.kinds,
+                              kinds=self.kinds, line_threshold=self.line_commit_threshold,
                               sampler=replace(sampler, threshold=self.commit_threshold))
 
 
@@ -100,5 +102,6 @@ def _kinds(v: Any) -> frozenset[str]:
 
 
 _PARSERS = {"model": _model, "debounce_ms": _int_in(0, 10_000),
-            "commit_threshold": _threshold, "span_cap": _int_in(1, 100_000),
+            "commit_threshold": _threshold, "line_commit_threshold": _threshold,
+            "span_cap": _int_in(1, 100_000),
             "candidates": _int_in(1, 16), "kinds": _kinds}

@@ -105,3 +105,13 @@ def test_threads_sets_torch_and_a_bad_count_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--threads must be at least 1" in err and err.count("\n") == 1
     assert src.read_text() == "x = ???\n"
+
+
+@pytest.mark.parametrize("flag", ["--threshold", "--line-threshold"])
+def test_a_threshold_outside_0_1_exits_2_naming_the_flag(tmp_path, capsys, flag):
+    src = tmp_path / "a.py"
+    src.write_text("x = ???\n")
+    assert main(["fill", str(src), "--write", flag, "0"]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} must be in (0, 1]" in err and err.count("\n") == 1
+    assert src.read_text() == "x = ???\n"

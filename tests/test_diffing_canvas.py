@@ -17,9 +17,10 @@ def tok():
     return Tokenizer.load(BUNDLED)
 
 
-def canvas_at(text: str, cursor: int, tok: Tokenizer) -> SamplerConfig:
+def canvas_at(text: str, cursor: int, tok: Tokenizer, line_threshold: float | None = None
+              ) -> SamplerConfig:
     span = cursor_hole(text, cursor, "???")
-    return sampler_for(span, text, span.start, span.end, BASE, "???", tok)
+    return sampler_for(span, text, span.start, span.end, BASE, "???", tok, line_threshold)
 
 
 def test_the_rest_of_a_line_after_code_is_one_short_line(tok):
@@ -40,6 +41,14 @@ def test_holes_that_want_text_never_empty(tok, text, anchor):
     assert cfg.min_length == 1
     assert cfg.single_line == (anchor == "???")
     assert cfg.init_length == (LINE_TOKENS if anchor == "???" else BASE.init_length)
+
+
+def test_only_one_line_holes_commit_at_the_line_threshold(tok):
+    line = "def f(x):\n    return ???\n"
+    body = "def f(x):\n    pass\n"
+    assert canvas_at(line, line.index("???") + 1, tok, 0.1).threshold == 0.1
+    assert canvas_at(line, line.index("???") + 1, tok, None).threshold == BASE.threshold
+    assert canvas_at(body, body.index("pass") + 1, tok, 0.1).threshold == BASE.threshold
 
 
 def test_a_renamed_reference_gets_a_canvas_its_size(tok):

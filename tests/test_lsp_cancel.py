@@ -17,7 +17,7 @@ TEXT = "def mean(xs):\n    ???\n"
 async def client(lsp_client: pytest_lsp.LanguageClient):
     # Threshold 1: one token committed per step, so a fill lasts many steps and the cancel
     # (sent right behind the request) always lands mid-fill.
-    await initialize(lsp_client, {"commitThreshold": 1.0})
+    await initialize(lsp_client, {"commitThreshold": 1.0, "lineCommitThreshold": 1.0})
     yield
     await lsp_client.shutdown_session()
 

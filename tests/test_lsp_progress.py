@@ -11,7 +11,7 @@ from lsprotocol import types
 @pytest_lsp.fixture(config=config(), scope="module")
 async def client(lsp_client: pytest_lsp.LanguageClient):
     # Threshold 1: one token per step, so a fill is long enough to be reported.
-    await initialize(lsp_client, {"commitThreshold": 1.0})
+    await initialize(lsp_client, {"commitThreshold": 1.0, "lineCommitThreshold": 1.0})
     yield
     await lsp_client.shutdown_session()
 

@@ -13,17 +13,19 @@ TEXT = "x = ???\n"
 @pytest_lsp.fixture(config=config(), scope="module")
 async def client(lsp_client: pytest_lsp.LanguageClient):
     await initialize(lsp_client, {"remask": {"kinds": ["repair"], "debounceMs": "soon",
-                                             "spanCap": 0, "candidates": 2}})
+                                             "spanCap": 0, "candidates": 2,
+                                             "lineCommitThreshold": 0}})
     yield
     await lsp_client.shutdown_session()
 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_bad_values_are_reported_one_line_each(client):
-    await wait_for(lambda: len(client.messages) >= 2)
+    await wait_for(lambda: len(client.messages) >= 3)
     warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning]
-    assert len(warnings) == 2 and all("\n" not in w for w in warnings)
+    assert len(warnings) == 3 and all("\n" not in w for w in warnings)
     assert any("debounceMs" in w for w in warnings) and any("spanCap" in w for w in warnings)
+    assert any("lineCommitThreshold" in w and "(0, 1]" in w for w in warnings)
     assert not any(m.type == types.MessageType.Error for m in client.messages)
 
 

@@ -11,6 +11,7 @@ export const SERVER_KEYS = [
   "model",
   "debounceMs",
   "commitThreshold",
+  "lineCommitThreshold",
   "spanCap",
   "candidates",
   "kinds",
