@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from remask.infill.engine import Engine, load_engine
+from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
 
 from .humaneval import DEFAULT_DATA, SPLITS, Task, load_tasks, subset
@@ -73,6 +74,9 @@ def add_task_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", type=Path, default=None,
                    help=f"HumanEval-Infilling folder (default {DEFAULT_DATA})")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write JSON here")
+    p.add_argument("--precision", choices=PRECISIONS, default="auto",
+                   help="the weights' float type (auto: bf16 where the CPU computes it "
+                        "natively, else fp32; every model in the run alike)")
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads (default 1: the background training run holds a core)")
     p.add_argument("--timeout", type=float, default=10.0, help="sandbox seconds per task")
@@ -193,7 +197,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         tasks = tasks_from_args(args)
-        engine = load_engine(args.model)
+        engine = load_engine(args.model, precision=args.precision)
     except ValueError as e:
         print(f"remask bench infill: {e}", file=sys.stderr)
         return 2
@@ -208,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
     meta = {"split": args.split, "limit": args.limit, "oracle_length": args.oracle_length,
             "threshold": args.threshold, "model": str(args.model or "bundled"),
             "diffusion": engine.is_diffusion, "threads": args.threads,
+            "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "sandbox_network": network_isolation(),
             "per_task": [asdict(r) for r in results]}
     report([row], COLUMNS, f"HumanEval-Infilling {args.split}", args.json, meta, notes=notes)

@@ -27,6 +27,8 @@ import torch
 from remask.diffing.files import atomic_write
 from remask.infill.data import DataConfig
 from remask.infill.engine import BUNDLED, BUNDLED_AR, Engine, load_engine
+from remask.infill.model import load_model
+from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
 from remask.infill.train import DEFAULT_HOME, TrainConfig, evaluate, heldout_batches
 
@@ -45,7 +47,7 @@ def heldout_ce(engine: Engine, model_dir: Path, corpus: Path) -> float | None:
     """Held-out middle cross-entropy (nats/token) as training measures it; None without data."""
     if not (corpus / "heldout.txt").is_file():
         return None
-    model = engine.backend.model
+    model = load_model(model_dir)  # fp32, as training evaluates, whatever the engine runs in
     info = model_dir / "training.json"
     saved = json.loads(info.read_text()).get("config", {}) if info.is_file() else {}
     known = {f.name for f in fields(TrainConfig)} - {"data"}
@@ -72,6 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write JSON here")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     p.add_argument("--timeout", type=float, default=10.0, help="sandbox seconds per task")
+    p.add_argument("--precision", choices=PRECISIONS, default="auto",
+                   help="the weights' float type for generation (auto: bf16 where the CPU "
+                        "computes it natively); the held-out loss is always fp32")
     p.add_argument("--record", type=Path, default=None, metavar="HISTORY",
                    help="append each row, with the model's training tokens, to this JSON "
                         "history (the repo keeps docs/quality-history.json; "
@@ -89,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         if args.record is not None:
             read_history(args.record)  # a bad history fails now, not after the benchmark
         splits = {s: subset(load_tasks(s, args.data), args.limit) for s in PASS_SPLITS}
-        engines = [load_engine(m) for m in models]
+        engines = [load_engine(m, precision=args.precision) for m in models]
     except ValueError as e:
         print(f"remask bench quality: {e}", file=sys.stderr)
         return 2
@@ -122,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         notes.append("heldout_middle_ce: diffusion = 1/t-weighted bound, AR = exact NLL")
     meta = {"limit": args.limit, "threshold": args.threshold, "corpus": str(args.corpus),
+            "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "models": [str(m) for m in models], "threads": args.threads,
             "tasks": {s: len(t) for s, t in splits.items()},
             "sandbox_network": network_isolation(), "per_task": per_task}

@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 
 from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
+from remask.infill.precision import compute_dtype
 from remask.infill.sampler import SamplerConfig
 
 from .humaneval import Task
@@ -54,18 +55,20 @@ class SpeedConfig:
     model: Path
     use_cache: bool
     sampler: SamplerConfig
+    precision: str = "auto"  # the same for every row: AR and diffusion are matched
 
 
-def configs(model: Path, ar_model: Path, thresholds: list[float]) -> list[SpeedConfig]:
+def configs(model: Path, ar_model: Path, thresholds: list[float], precision: str = "auto"
+            ) -> list[SpeedConfig]:
     """Build the rows, AR first (the ratios are taken against it), then 1 token/step."""
-    rows = [SpeedConfig("AR (KV cache)", ar_model, True, SamplerConfig()),
+    rows = [SpeedConfig("AR (KV cache)", ar_model, True, SamplerConfig(), precision),
             SpeedConfig("diffusion 1 token/step", model, False,
-                        SamplerConfig(threshold=None, tokens_per_step=1))]
+                        SamplerConfig(threshold=None, tokens_per_step=1), precision)]
     for t in thresholds:
         rows += [SpeedConfig(f"diffusion + threshold {t:g}", model, False,
-                             SamplerConfig(threshold=t)),
+                             SamplerConfig(threshold=t), precision),
                  SpeedConfig(f"diffusion + threshold {t:g} + cache", model, True,
-                             SamplerConfig(threshold=t))]
+                             SamplerConfig(threshold=t), precision)]
     return rows
 
 
@@ -82,7 +85,7 @@ def generate_in_child(cfg: SpeedConfig, tasks: list[Task], threads: int
     """
     torch.set_num_threads(threads)
     before = _rss_mib()
-    engine = load_engine(cfg.model, use_cache=cfg.use_cache)
+    engine = load_engine(cfg.model, use_cache=cfg.use_cache, precision=cfg.precision)
     results = generate_all(engine, tasks, cfg.sampler, label=cfg.name)
     return results, _rss_mib(), before
 
@@ -169,11 +172,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"remask bench speed: {e}", file=sys.stderr)
         return 2
-    rows, per_config = measure_all(configs(args.model, args.ar_model, args.threshold), tasks,
+    rows, per_config = measure_all(configs(args.model, args.ar_model, args.threshold,
+                                           args.precision), tasks,
                                    args.threads, SandboxConfig(timeout=args.timeout))
     notes = _notes(rows, args.threads)
     meta = {"split": args.split, "limit": args.limit, "threshold": args.threshold,
             "model": str(args.model), "ar_model": str(args.ar_model), "threads": args.threads,
+            "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "sandbox_network": network_isolation(), "per_task": per_config}
     report(rows, COLUMNS, f"remask bench speed — HumanEval-Infilling {args.split}, "
            f"{len(tasks)} tasks", args.json, meta, notes=notes)

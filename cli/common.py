@@ -35,6 +35,9 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                    help="where a transformers checkpoint runs (default: cuda if present)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow a checkpoint's own modeling code (auto_map) to run")
+    p.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto",
+                   help="weights' float type for remask's own models (auto: bf16 where the "
+                        "CPU computes it natively, 15-35%% faster a step; else fp32)")
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads on CPU (default 1: a denoising step is a few small "
                         "matrices, and more threads only wait on each other)")
@@ -55,7 +58,7 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
     try:
         sampler = SamplerConfig(threshold=args.threshold)
         return load_engine(args.model, sampler=sampler, device=args.device,
-                           trust_remote_code=args.trust_remote_code)
+                           trust_remote_code=args.trust_remote_code, precision=args.precision)
     except ValueError as e:
         raise UsageError(f"cannot load model: {e}") from None
 

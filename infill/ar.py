@@ -30,9 +30,9 @@ class ARModel:
         self.model, self.tokenizer, self.window, self.name = model, tokenizer, window, name
 
 
-def load_ar(directory: Path) -> ARModel:
+def load_ar(directory: Path, dtype: torch.dtype = torch.float32) -> ARModel:
     directory = Path(directory)
-    model = load_model(directory)
+    model = load_model(directory, dtype=dtype)
     if not (directory / "tokenizer.json").is_file():
         raise ValueError(f"{directory / 'tokenizer.json'}: missing")
     return ARModel(model, Tokenizer.load(directory), training_window(directory), directory.name)

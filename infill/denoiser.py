@@ -125,9 +125,10 @@ def training_window(directory: Path, default: int = 320) -> int:
     return default
 
 
-def load_denoiser(directory: Path, use_cache: bool = True) -> RemaskDenoiser:
+def load_denoiser(directory: Path, use_cache: bool = True,
+                  dtype: torch.dtype = torch.float32) -> RemaskDenoiser:
     directory = Path(directory)
-    model = load_model(directory)
+    model = load_model(directory, dtype=dtype)
     if not (directory / "tokenizer.json").is_file():
         raise ValueError(f"{directory / 'tokenizer.json'}: missing")
     tok = Tokenizer.load(directory)

@@ -17,6 +17,7 @@ import torch
 from .ar import ARModel, ar_generate, load_ar
 from .denoiser import Denoiser, load_denoiser
 from .hf import checkpoint_kind, load_hf_denoiser
+from .precision import compute_dtype
 from .sampler import SamplerConfig, StepTrace, Trace, generate
 
 BUNDLED = Path(__file__).with_name("bundled")
@@ -129,12 +130,13 @@ class Engine:
 
 def load_engine(directory: Path | None = None, use_cache: bool = True,
                 sampler: SamplerConfig | None = None, *, device: str | None = None,
-                trust_remote_code: bool = False) -> Engine:
+                trust_remote_code: bool = False, precision: str = "auto") -> Engine:
     """Load the model in ``directory`` (default: the bundled denoiser), whatever its format.
 
     ``config.json`` tells the format: remask's own (it has ``attention``), a transformers
     masked LM (``model_type``), or a diffusion LM with its own code (``auto_map``, loaded only
-    with ``trust_remote_code``). ``device`` applies to transformers checkpoints.
+    with ``trust_remote_code``). ``device`` applies to transformers checkpoints, ``precision``
+    (auto / bf16 / fp32: ``remask.infill.precision``) to remask's own, which run on the CPU.
     Raises ValueError with a one-line reason when the directory holds no usable model.
     """
     directory = Path(directory) if directory is not None else BUNDLED
@@ -152,6 +154,7 @@ def load_engine(directory: Path | None = None, use_cache: bool = True,
         return Engine(load_hf_denoiser(directory, kind, device, trust_remote_code), sampler)
     if device not in (None, "cpu"):
         raise ValueError(f"--device {device}: remask's own models run on the CPU")
+    dtype = compute_dtype(precision)
     if cfg.get("attention", "infill") == "causal":
-        return Engine(load_ar(directory), sampler)
-    return Engine(load_denoiser(directory, use_cache), sampler)
+        return Engine(load_ar(directory, dtype), sampler)
+    return Engine(load_denoiser(directory, use_cache, dtype), sampler)

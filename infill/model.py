@@ -58,7 +58,8 @@ def _apply_rope(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
     # as the complex number x[2i] + j·x[2i+1]: one multiply instead of a dozen small ops,
     # which matters when a denoising step runs only a few tokens.
     pairs = torch.view_as_complex(x.float().unflatten(-1, (-1, 2)))  # (B, H, T, hd/2)
-    return torch.view_as_real(pairs * torch.complex(cos, sin)).flatten(-2).type_as(x)
+    turn = torch.complex(cos.float(), sin.float())  # (T, hd/2)
+    return torch.view_as_real(pairs * turn).flatten(-2).type_as(x)
 
 
 class Attention(nn.Module):
@@ -197,8 +198,13 @@ def load_config(directory: Path) -> ModelConfig:
     return ModelConfig(**json.loads((directory / "config.json").read_text()))
 
 
-def load_model(directory: Path, device: str = "cpu") -> Transformer:
-    """Load a remask checkpoint; raise ValueError with a one-line reason when it is unusable."""
+def load_model(directory: Path, device: str = "cpu", dtype: torch.dtype = torch.float32
+               ) -> Transformer:
+    """Load a remask checkpoint; raise ValueError with a one-line reason when it is unusable.
+
+    ``dtype`` applies to the weights only: the RoPE tables stay fp32 (rounded to bf16, the
+    angles of far positions would be off by several percent).
+    """
     directory = Path(directory)
     cfg_path, weights = directory / "config.json", directory / "model.safetensors"
     for p in (cfg_path, weights):
@@ -220,4 +226,6 @@ def load_model(directory: Path, device: str = "cpu") -> Transformer:
             raise ValueError(f"{weights}: {name} has shape {tuple(state[name].shape)}, "
                              f"config says {tuple(t.shape)}")
     model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
+    for p in model.parameters():
+        p.data = p.data.to(dtype)
     return model.to(device).eval()

@@ -28,6 +28,7 @@ from .corpus import Corpus, build_corpus
 from .data import IGNORE, DataConfig, make_batch
 from .model import ModelConfig, Transformer, infill_mask, load_model, save_model
 from .objectives import masked_ce, weighted_ce
+from .precision import compute_dtype
 from .tokenizer import Tokenizer, train_tokenizer
 
 DEFAULT_HOME = Path(os.environ.get("REMASK_HOME", Path.home() / ".cache" / "remask"))
@@ -51,26 +52,6 @@ class TrainConfig:
     vocab_size: int = 4096
     precision: str = "auto"  # "bf16", "fp32", or "auto" (bf16 where the CPU has it natively)
     data: DataConfig = field(default_factory=DataConfig)
-
-
-def native_bf16() -> bool:
-    """Whether this CPU has bf16 arithmetic (AVX512-BF16 or AMX).
-
-    bf16 autocast is ~2x faster than fp32 where it does, but on AVX2-only machines torch
-    emulates it and a step runs 10-18x slower (measured on one such EPYC), so "auto" asks.
-    """
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
-
-
-def autocast_dtype(precision: str) -> torch.dtype:
-    """The autocast dtype for a ``TrainConfig.precision``."""
-    if precision == "auto":
-        return torch.bfloat16 if native_bf16() else torch.float32
-    return {"bf16": torch.bfloat16, "fp32": torch.float32}[precision]
 
 
 def _rank() -> tuple[int, int]:
@@ -186,7 +167,7 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
     console = console or Console(stderr=True)
     log = console.log if rank == 0 else (lambda *a, **k: None)
     torch.set_num_threads(cfg.threads)
-    dtype = autocast_dtype(cfg.precision)
+    dtype = compute_dtype(cfg.precision)
     torch.manual_seed(cfg.seed)  # same seed, same initial weights on every rank
     corpus, tok = prepare_data(home, cfg.vocab_size, log)
     if init is not None and (init / "tokenizer.json").exists():

@@ -102,3 +102,31 @@ def test_wrong_shape_checkpoint_is_refused(tok, tmp_path):
 def test_bundled_models_load_with_their_layouts():
     assert load_model(BUNDLED).cfg.attention == "infill"
     assert load_model(BUNDLED.with_name("bundled-ar")).cfg.attention == "causal"
+
+
+def test_bf16_weights_keep_fp32_rope_and_predict_like_fp32(tok):
+    full, half = load_model(BUNDLED), load_model(BUNDLED, dtype=torch.bfloat16)
+    assert all(p.dtype == torch.bfloat16 for p in half.parameters())
+    assert half.rope_cos.dtype == half.rope_sin.dtype == torch.float32
+    den, den16 = RemaskDenoiser(full, tok), RemaskDenoiser(half, tok)
+    ids = tok.encode(DOCS[0] + DOCS[1])
+    ctx, ctx16 = den.context(ids[:40], ids[52:], 12), den16.context(ids[:40], ids[52:], 12)
+    canvas = torch.full((1, 12), tok.special.mask)
+    canvas[0, ::3] = torch.tensor(ids[40:52:3])
+    valid = torch.ones(1, 12, dtype=torch.bool)
+    with torch.no_grad():
+        a, _ = den.logits(ctx, canvas, valid)
+        b, _ = den16.logits(ctx16, canvas, valid)
+    assert b.dtype == torch.float32 and a.shape == b.shape
+    # bf16 rounds the weights (8 bits of mantissa): the scores move a little, the choice hardly
+    assert (a.argmax(-1) == b.argmax(-1)).float().mean() >= 0.9
+    assert (a.softmax(-1) - b.softmax(-1)).abs().max() < 0.05
+
+
+def test_precision_names_are_checked():
+    from remask.infill.precision import compute_dtype
+
+    assert compute_dtype("fp32") == torch.float32 and compute_dtype("bf16") == torch.bfloat16
+    assert compute_dtype("auto") in (torch.float32, torch.bfloat16)
+    with pytest.raises(ValueError, match="precision must be one of"):
+        compute_dtype("fp8")
