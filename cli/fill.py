@@ -10,6 +10,7 @@ from remask.diffing.files import SourceError, atomic_write, read_source
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 
 from .common import UsageError, add_model_args, engine_from_args, fail, unified_diff
+from .progress import model_status
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,13 +29,14 @@ def run(args: argparse.Namespace) -> int:
         return fail("fill", "--marker must not be empty")
     try:
         text = read_source(args.file)
-        engine = engine_from_args(args)
+        with model_status() as status:
+            status.engine = engine = engine_from_args(args)
+            rewriter = Rewriter(engine, RewriterConfig(
+                marker=args.marker, candidates=args.candidates, sampler=engine.sampler,
+                line_threshold=args.line_threshold))
+            proposal, results = rewriter.fill_holes(text, args.file, on_step=status.on_step)
     except (SourceError, UsageError) as e:
         return fail("fill", str(e))
-    rewriter = Rewriter(engine, RewriterConfig(marker=args.marker, candidates=args.candidates,
-                                               sampler=engine.sampler,
-                                               line_threshold=args.line_threshold))
-    proposal, results = rewriter.fill_holes(text, args.file)
     complete = all(r.text is not None for r in results)
     new_text = proposal.text if proposal is not None else text
     if args.json:

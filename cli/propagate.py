@@ -16,6 +16,7 @@ from remask.diffing.rewriter import Rewriter
 
 from .common import UsageError, engine_from_args, fail
 from .edit_common import add_rewrite_args, emit, rewriter_config
+from .progress import model_status
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,11 +33,13 @@ def run(args: argparse.Namespace) -> int:
         before, after = read_source(args.before), read_source(args.after)
         if args.cursor is not None and not 0 <= args.cursor <= len(after):
             raise UsageError(f"--cursor {args.cursor} is outside {args.after}")
-        engine = engine_from_args(args)
-        config = rewriter_config(args, engine)
+        with model_status() as status:
+            status.engine = engine = engine_from_args(args)
+            config = rewriter_config(args, engine)
+            proposals = Rewriter(engine, config).propose(before, after, args.after, args.cursor,
+                                                         on_step=status.on_step)
     except (SourceError, UsageError) as e:
         return fail("propagate", str(e))
-    proposals = Rewriter(engine, config).propose(before, after, args.after, args.cursor)
     proposal = combine(after, proposals)
     if proposal is None:
         print(f"{args.after}: no follow-up edit that validates; file left as it was",

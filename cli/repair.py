@@ -12,6 +12,7 @@ from remask.diffing.syntax import parse
 
 from .common import UsageError, engine_from_args, fail
 from .edit_common import add_rewrite_args, emit, rewriter_config
+from .progress import model_status
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,11 +28,12 @@ def run(args: argparse.Namespace) -> int:
         if python_ok(text, args.file, None) and not parse(text, args.file).has_errors():
             print(f"{args.file}: no syntax errors; nothing to repair", file=sys.stderr)
             return 0
-        engine = engine_from_args(args)
-        config = rewriter_config(args, engine)
+        with model_status() as status:
+            status.engine = engine = engine_from_args(args)
+            config = rewriter_config(args, engine)
+            proposal = Rewriter(engine, config).repair(text, args.file, on_step=status.on_step)
     except (SourceError, UsageError) as e:
         return fail("repair", str(e))
-    proposal = Rewriter(engine, config).repair(text, args.file)
     if proposal is None:
         print(f"{args.file}: no repair that parses; file left as it was", file=sys.stderr)
     return emit(args, args.file, text, proposal)

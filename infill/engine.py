@@ -127,6 +127,31 @@ class Engine:
         """Each id's text (for showing a canvas token by token)."""
         return [self.tokenizer.decode([i]) for i in ids]
 
+    def provisional(self, step: StepTrace, hidden: str = "\u2591") -> tuple[str, int]:
+        """The span as one step left it, and how many positions are still masked.
+
+        Committed tokens, then this step's guess where a position is still masked, ``hidden``
+        where there is no guess: what front ends show while the model works.
+        """
+        tok = self.tokenizer
+        mask = tok.special.mask
+        guesses = step.proposal if len(step.proposal) == len(step.canvas) else None
+        ids: list[int | None] = []
+        for i, t in enumerate(step.canvas):
+            if t == mask:
+                g = guesses[i] if guesses is not None else None
+                ids.append(g if g is not None and not tok.is_special(g) else None)
+            elif not tok.is_special(t):
+                ids.append(t)
+        parts, run = [], []  # runs of tokens decode together: a character may span tokens
+        for t in ids:
+            if t is not None:
+                run.append(t)
+                continue
+            parts += [tok.decode(run), hidden]
+            run = []
+        return "".join(parts) + tok.decode(run), step.canvas.count(mask)
+
 
 def load_engine(directory: Path | None = None, use_cache: bool = True,
                 sampler: SamplerConfig | None = None, *, device: str | None = None,

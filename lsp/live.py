@@ -67,27 +67,7 @@ class Live:
         self.loop.call_soon_threadsafe(self._emit, params, late)
 
     def _provisional(self, step: StepTrace) -> tuple[str, int]:
-        """Render the span: committed tokens, and this step's guesses where still masked."""
-        if self.engine is None:
-            return "", 0
-        tok = self.engine.tokenizer
-        mask = tok.special.mask
-        guesses = step.proposal if len(step.proposal) == len(step.canvas) else None
-        ids: list[int | None] = []
-        for i, t in enumerate(step.canvas):
-            if t == mask:
-                g = guesses[i] if guesses is not None else None
-                ids.append(g if g is not None and not tok.is_special(g) else None)
-            elif not tok.is_special(t):
-                ids.append(t)
-        parts, run = [], []  # runs of tokens decode together: a character may span tokens
-        for t in ids:
-            if t is not None:
-                run.append(t)
-                continue
-            parts += [tok.decode(run), HIDDEN]
-            run = []
-        return "".join(parts) + tok.decode(run), step.canvas.count(mask)
+        return ("", 0) if self.engine is None else self.engine.provisional(step, HIDDEN)
 
     def _emit(self, params: dict, late: bool) -> None:
         self.ls.protocol.notify(DENOISE_STEP, params)
