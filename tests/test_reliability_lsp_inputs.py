@@ -145,8 +145,10 @@ class RawClient:
     """Bytes in, parsed messages out: no LSP library between the test and the server."""
 
     def __init__(self) -> None:
+        # Unbuffered stdout: select() sees only the pipe, so a Python-side buffer holding
+        # messages already read ahead would look like silence (it did, once, under load).
         self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, bufsize=0)
 
     def send(self, raw: bytes) -> None:
         self.proc.stdin.write(raw)
@@ -166,7 +168,13 @@ class RawClient:
             while (line := out.readline().strip()):
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
-            seen.append(json.loads(out.read(length)))
+            body = b""
+            while len(body) < length:  # a raw pipe may return a message in pieces
+                chunk = out.read(length - len(body))
+                if not chunk:
+                    raise AssertionError(f"the server closed its output; saw {seen}")
+                body += chunk
+            seen.append(json.loads(body))
             if done(seen[-1]):
                 return seen
         raise AssertionError(f"no answer within {timeout} s; saw {seen}")
