@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from remask.infill.precision import PRECISIONS
+
 if TYPE_CHECKING:
     from remask.infill.engine import Engine
 
@@ -35,7 +37,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                    help="where a transformers checkpoint runs (default: cuda if present)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow a checkpoint's own modeling code (auto_map) to run")
-    p.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto",
+    p.add_argument("--precision", choices=PRECISIONS, default="auto",
                    help="weights' float type for remask's own models (auto: bf16 where the "
                         "CPU computes it natively, 15-35%% faster a step; else fp32)")
     p.add_argument("--threads", type=int, default=1,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from remask.infill.data import DataConfig
 from remask.infill.model import ModelConfig
+from remask.infill.precision import PRECISIONS
 from remask.infill.train import DEFAULT_HOME, TrainConfig, export, train
 
 
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-minutes", type=float, default=0)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--precision", choices=["auto", "bf16", "fp32"], default="auto",
+    p.add_argument("--precision", choices=PRECISIONS, default="auto",
                    help="autocast dtype; auto uses bf16 only where the CPU has it natively")
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--block", type=int, default=DataConfig.block)

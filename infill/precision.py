@@ -9,10 +9,12 @@ and a training step ran 10-18x *slower* (measured on one such EPYC). So "auto" a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
-PRECISIONS = ("auto", "bf16", "fp32")
+PRECISIONS = ("auto", "bf16", "fp32")  # importable without torch, for the CLI's --help
 
 
 def native_bf16() -> bool:
@@ -26,6 +28,8 @@ def native_bf16() -> bool:
 
 def compute_dtype(precision: str) -> torch.dtype:
     """The dtype for ``precision`` ("auto", "bf16" or "fp32") on this machine."""
+    import torch
+
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     if precision == "auto":
