@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--block", type=int, default=DataConfig.block)
     p.add_argument("--uncond-rate", type=float, default=DataConfig.uncond_rate,
                    help="share of examples that are a whole window with no context")
+    p.add_argument("--free-length-rate", type=float, default=DataConfig.free_length_rate,
+                   help="share of diffusion canvases whose length ignores the middle's")
     p.add_argument("--d-model", type=int, default=ModelConfig.d_model)
     p.add_argument("--n-layer", type=int, default=ModelConfig.n_layer)
     p.add_argument("--n-head", type=int, default=ModelConfig.n_head)
@@ -74,9 +76,10 @@ def run(args: argparse.Namespace) -> int:
     if (run_dir / "state.json").exists() and not args.resume:
         print(f"remask train: {run_dir} exists; pass --resume to continue it", file=sys.stderr)
         return 2
-    if not 0.0 <= args.uncond_rate <= 1.0:
-        print("remask train: --uncond-rate must be in [0, 1]", file=sys.stderr)
-        return 2
+    for flag in ("uncond_rate", "free_length_rate"):
+        if not 0.0 <= getattr(args, flag) <= 1.0:
+            print(f"remask train: --{flag.replace('_', '-')} must be in [0, 1]", file=sys.stderr)
+            return 2
     if args.init is not None and not (args.init / "config.json").exists():
         print(f"remask train: --init {args.init}: no model there", file=sys.stderr)
         return 2
@@ -87,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
                       threads=args.threads, precision=args.precision, eval_every=args.eval_every,
                       max_tokens=int(args.max_tokens), max_minutes=args.max_minutes,
                       vocab_size=args.vocab_size,
-                      data=DataConfig(block=args.block, uncond_rate=args.uncond_rate))
+                      data=DataConfig(block=args.block, uncond_rate=args.uncond_rate,
+                                      free_length_rate=args.free_length_rate))
     _init_distributed()
     state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home)
     print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")

@@ -152,7 +152,8 @@ def heldout_batches(corpus: Path, tok: Tokenizer, cfg: TrainConfig, shift: bool)
     rng = np.random.default_rng(1234)
     docs = [held.sample(rng) for _ in range(cfg.eval_examples)]
     data = DataConfig(**{**asdict(cfg.data), "expand_rate": 0.0, "delete_rate": 0.0,
-                         "uncond_rate": 0.0, "span_kinds": cfg.data.span_kinds})
+                         "free_length_rate": 0.0, "uncond_rate": 0.0,
+                         "span_kinds": cfg.data.span_kinds})
     out = []
     for i in range(0, len(docs), 16):
         out.append(make_batch(docs[i:i + 16], tok, data, rng, cfg.objective, shift))

@@ -106,3 +106,35 @@ def test_diffusion_weights_count_resize_tokens_once():
         seen_special += bool(special)
         seen_real += any(w > 1.0 for w in real)
     assert seen_special == 20 and seen_real > 0
+
+
+def test_free_length_canvas_hides_the_middles_length():
+    """A free canvas has the drawn length; its runs of code read back as the middle."""
+    import numpy as np
+
+    from remask.infill.data import DataConfig, diffusion_example, free_canvas
+    from remask.infill.engine import BUNDLED
+    from remask.infill.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    sp = tok.special
+    m = tok.encode("    return sorted(set(numbers))[::-1]\n")
+    rng = np.random.default_rng(0)
+    for n in (1, 3, len(m) - 1, len(m), len(m) + 5, 60):
+        canvas = free_canvas(m, n, sp, rng)
+        assert len(canvas) == n
+        plain = [t for t in canvas if t not in (sp.expand, sp.delete)]
+        if n >= len(m):  # too long: the middle in order, padded with deletes
+            assert plain == m and canvas.count(sp.delete) == n - len(m)
+        else:  # too short: every kept token in order, the rest merged into expands
+            assert sp.delete not in canvas and sp.expand in canvas
+            it = iter(m)
+            assert all(t in it for t in plain)
+    p, s = tok.encode("def f(numbers):\n"), tok.encode("\nprint(f([3, 1]))\n")
+    cfg = DataConfig(free_length_rate=1.0)
+    lengths = set()
+    for seed in range(40):
+        seq, *_ , n_ctx = diffusion_example(p, m, s, tok, cfg, np.random.default_rng(seed),
+                                            shift=True)
+        lengths.add(len(seq) - n_ctx - 1)
+    assert min(lengths) < len(m) // 2 and max(lengths) > 2 * len(m)
