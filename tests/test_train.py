@@ -138,3 +138,23 @@ def test_free_length_canvas_hides_the_middles_length():
                                             shift=True)
         lengths.add(len(seq) - n_ctx - 1)
     assert min(lengths) < len(m) // 2 and max(lengths) > 2 * len(m)
+
+
+def test_heldout_set_ignores_the_canvas_scheme(home):
+    """The held-out batches are the same whatever --free-length-rate, so curves stay comparable."""
+    from dataclasses import replace
+
+    import torch
+
+    from remask.infill.data import DataConfig
+    from remask.infill.engine import BUNDLED
+    from remask.infill.tokenizer import Tokenizer
+    from remask.infill.train import TrainConfig, heldout_batches
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    base = TrainConfig(objective="diffusion", eval_examples=16)
+    free = replace(base, data=DataConfig(free_length_rate=1.0))
+    a = heldout_batches(home / "corpus", tok, base, shift=True)
+    b = heldout_batches(home / "corpus", tok, free, shift=True)
+    assert all(torch.equal(x.idx, y.idx) and torch.equal(x.targets, y.targets)
+               for x, y in zip(a, b, strict=True))
