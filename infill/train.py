@@ -29,6 +29,7 @@ from .data import IGNORE, DataConfig, make_batch
 from .model import ModelConfig, Transformer, infill_mask, load_model, save_model
 from .objectives import masked_ce, weighted_ce
 from .precision import compute_dtype
+from .stream import batch_stream, to_device
 from .tokenizer import Tokenizer, train_tokenizer
 
 DEFAULT_HOME = Path(os.environ.get("REMASK_HOME", Path.home() / ".cache" / "remask"))
@@ -49,6 +50,9 @@ class TrainConfig:
     eval_examples: int = 96
     max_tokens: int = 0  # stop after this many tokens in total (0: no limit)
     max_minutes: float = 0.0  # stop after this long in this invocation (0: no limit)
+    cooldown: float = 0.0  # last fraction of a run of known length over which lr decays
+    device: str = "cpu"  # "cpu" or "cuda" (a GPU machine, when one is lent)
+    workers: int = 0  # processes making batches (0: in-process, bit-exact resume)
     vocab_size: int = 4096
     precision: str = "auto"  # "bf16", "fp32", or "auto" (bf16 where the CPU has it natively)
     data: DataConfig = field(default_factory=DataConfig)
@@ -74,9 +78,23 @@ def prepare_data(home: Path, vocab_size: int, log) -> tuple[Path, Tokenizer]:
     return corpus, Tokenizer.load(tok_path)
 
 
-def _lr(cfg: TrainConfig, step: int) -> float:
-    """Warm up, then constant: the run has no known end, so the EMA does the annealing."""
-    return cfg.lr * min(1.0, (step + 1) / cfg.warmup)
+def _lr(cfg: TrainConfig, steps_here: int, progress: float) -> float:
+    """Warm up, then constant: an open-ended run leaves the annealing to the EMA.
+
+    Every invocation warms up again, since a resume may bring a new lr or batch size. A run of
+    known length (``max_tokens`` or ``max_minutes``; ``progress`` runs 0 → 1) may decay the lr
+    linearly to a tenth over its last ``cooldown`` fraction, which a short GPU run needs.
+    """
+    lr = cfg.lr * min(1.0, (steps_here + 1) / cfg.warmup)
+    if cfg.cooldown and progress > 1 - cfg.cooldown:
+        lr *= 1 - 0.9 * min(1.0, (progress - 1 + cfg.cooldown) / cfg.cooldown)
+    return lr
+
+
+def _progress(cfg: TrainConfig, tokens: int, seconds: float) -> float:
+    """How far the run is towards its token or time limit, whichever comes first."""
+    return max(tokens / cfg.max_tokens if cfg.max_tokens else 0.0,
+               seconds / (60 * cfg.max_minutes) if cfg.max_minutes else 0.0)
 
 
 def _save_state(run: Path, model: Transformer, ema: Transformer, opt: torch.optim.Optimizer,
@@ -86,13 +104,13 @@ def _save_state(run: Path, model: Transformer, ema: Transformer, opt: torch.opti
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     save_model(model, tmp, torch.float32)
-    ema_state = {k: v.contiguous() for k, v in ema.state_dict().items()}
+    ema_state = {k: v.detach().cpu().contiguous() for k, v in ema.state_dict().items()}
     save_file(ema_state, str(tmp / "ema.safetensors"))
     tensors, meta = {}, {}
     for pid, s in opt.state_dict()["state"].items():
         for key, val in s.items():
             if torch.is_tensor(val) and val.dim() > 0:
-                tensors[f"{pid}.{key}"] = val.contiguous()
+                tensors[f"{pid}.{key}"] = val.detach().cpu().contiguous()
             else:
                 meta[f"{pid}.{key}"] = float(val)
     save_file(tensors, str(tmp / "optim.safetensors"))
@@ -134,7 +152,8 @@ def evaluate(model: Transformer, batches: list, objective: str) -> dict:
         if objective == "ar":
             logits, _ = model(b.idx, causal=True)
             tgt = b.targets.clone()
-            tgt[torch.arange(tgt.shape[1])[None, :] < b.n_ctx[:, None]] = IGNORE  # middle only
+            pos = torch.arange(tgt.shape[1], device=tgt.device)
+            tgt[pos[None, :] < b.n_ctx[:, None]] = IGNORE  # middle only
             ce, n = masked_ce(logits, tgt)
             total, count = total + ce.item(), count + int(n)
         else:
@@ -168,7 +187,8 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
     console = console or Console(stderr=True)
     log = console.log if rank == 0 else (lambda *a, **k: None)
     torch.set_num_threads(cfg.threads)
-    dtype = compute_dtype(cfg.precision)
+    device = torch.device(cfg.device)
+    dtype = compute_dtype(cfg.precision, device.type)
     torch.manual_seed(cfg.seed)  # same seed, same initial weights on every rank
     corpus, tok = prepare_data(home, cfg.vocab_size, log)
     if init is not None and (init / "tokenizer.json").exists():
@@ -197,11 +217,11 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
         if rank == 0:
             run.mkdir(parents=True, exist_ok=True)
             tok.save(run / "tokenizer.json")
-    model.train()
+    model.train().to(device)
     ema = Transformer(model_cfg)
     ema_path = run / "ema.safetensors"
     ema.load_state_dict(load_file(str(ema_path)) if resumed else model.state_dict())
-    ema.eval().requires_grad_(False)
+    ema.eval().requires_grad_(False).to(device)
     decay, other = [], []
     for name, p in model.named_parameters():
         (decay if p.dim() >= 2 and "embed" not in name else other).append(p)
@@ -214,8 +234,11 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
     rng = np.random.default_rng(cfg.seed + rank)
     if resumed and "rng" in state:
         rng.bit_generator.state = state["rng"][rank % len(state["rng"])]
-    train_corpus = Corpus(corpus, "train")
-    evals = heldout_batches(corpus, tok, cfg, model_cfg.shift) if rank == 0 else []
+    evals = [to_device(b, device) for b in heldout_batches(corpus, tok, cfg, model_cfg.shift)
+             ] if rank == 0 else []
+    batches = batch_stream(Corpus(corpus, "train"), tok, cfg.data, cfg.objective,
+                           model_cfg.shift, cfg.batch, rng, cfg.workers,
+                           [cfg.seed, rank, state["step"]], device)
     state.setdefault("commands", []).append(" ".join(["remask", *sys.argv[1:]]))
     log(f"model {model.num_params() / 1e6:.2f}M params, {cfg.objective}, "
         f"{'resumed at step ' + str(state['step']) if resumed else 'new run'}, world {world}, "
@@ -227,7 +250,7 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
         stop["now"] = True
 
     old_handlers = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    t_start, saved_at = time.time(), state["step"]
+    t_start, saved_at, first_step = time.time(), state["step"], state["step"]
     tokens_per_step = cfg.batch * cfg.data.block * world
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                         TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
@@ -242,12 +265,13 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
             if cfg.max_minutes and time.time() - t_start > cfg.max_minutes * 60:
                 break
             t0 = time.time()
+            lr = _lr(cfg, state["step"] - first_step,
+                     _progress(cfg, state["tokens"], t0 - t_start))
             for g in opt.param_groups:
-                g["lr"] = _lr(cfg, state["step"])
-            b = make_batch([train_corpus.sample(rng) for _ in range(cfg.batch)], tok, cfg.data,
-                           rng, cfg.objective, model_cfg.shift)
+                g["lr"] = lr
+            b = next(batches)
             select = b.targets != IGNORE
-            with torch.autocast("cpu", dtype=dtype, enabled=dtype != torch.float32):
+            with torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32):
                 if cfg.objective == "ar":
                     logits, _ = ddp(b.idx, causal=True, select=select)
                 else:
@@ -259,14 +283,13 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
             opt.zero_grad(set_to_none=True)
             with torch.no_grad():  # EMA with warm-up: early on it follows the weights closely
                 decay = min(cfg.ema, (1 + state["step"]) / (10 + state["step"]))
-                for pe, pm in zip(ema.parameters(), model.parameters(), strict=True):
-                    pe.lerp_(pm, 1 - decay)
+                torch._foreach_lerp_(list(ema.parameters()), list(model.parameters()), 1 - decay)
             state["step"] += 1
             state["tokens"] += tokens_per_step
             state["seconds"] += time.time() - t0
             window = (window + [(loss.item(), time.time() - t0)])[-20:]
             tps = tokens_per_step * len(window) / sum(w[1] for w in window)
-            info = f"loss {np.mean([w[0] for w in window]):.3f}  {tps:,.0f} tok/s  " \
+            info = f"loss {np.mean([w[0] for w in window]):.3f}  lr {lr:.1e}  {tps:,.0f} tok/s  " \
                    f"{(state['tokens_before'] + state['tokens']) / 1e6:.2f}M tokens"
             progress.update(task, completed=state["tokens"], info=info)
             if rank == 0 and state["step"] % cfg.eval_every == 0:
