@@ -286,8 +286,9 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
                 torch._foreach_lerp_(list(ema.parameters()), list(model.parameters()), 1 - decay)
             state["step"] += 1
             state["tokens"] += tokens_per_step
+            loss_value = loss.item()  # waits for the step: a GPU runs ahead of the host
             state["seconds"] += time.time() - t0
-            window = (window + [(loss.item(), time.time() - t0)])[-20:]
+            window = (window + [(loss_value, time.time() - t0)])[-20:]
             tps = tokens_per_step * len(window) / sum(w[1] for w in window)
             info = f"loss {np.mean([w[0] for w in window]):.3f}  lr {lr:.1e}  {tps:,.0f} tok/s  " \
                    f"{(state['tokens_before'] + state['tokens']) / 1e6:.2f}M tokens"
