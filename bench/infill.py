@@ -31,8 +31,8 @@ from .report import report
 from .sandbox import SandboxConfig, network_isolation
 
 COLUMNS = ["model", "split", "tasks", "pass@1", "empty_rate", "exact_match", "edit_sim",
-           "forward_passes_per_task", "tokens_per_forward", "latency_p50_s", "latency_p95_s",
-           "accepted_tokens_per_s"]
+           "forward_passes_per_task", "tokens_per_forward", "kept_tokens_per_forward",
+           "latency_p50_s", "latency_p95_s", "accepted_tokens_per_s"]
 
 
 @dataclass
@@ -172,6 +172,8 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
         "tokens_processed_per_task": sum(r.tokens_processed for r in results) / n,
         "tokens_per_forward": sum(r.tokens_committed for r in results) / passes if passes
         else None,
+        # the returned candidate's tokens only: rows denoised for other lengths don't count
+        "kept_tokens_per_forward": sum(r.tokens for r in results) / passes if passes else None,
         "latency_p50_s": float(np.percentile(seconds, 50)),
         "latency_p95_s": float(np.percentile(seconds, 95)),
         "cpu_s_per_task": sum(r.cpu_seconds for r in results) / n,

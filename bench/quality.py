@@ -40,7 +40,8 @@ from .sandbox import SandboxConfig, network_isolation
 PASS_SPLITS = ("single-line", "multi-line", "random-span-light")
 COLUMNS = ["model", "heldout_middle_ce", "single_line_exact", "single_line_edit_sim",
            "pass@1 single-line",
-           "pass@1 multi-line", "pass@1 random-span-light", "empty_rate", "tokens_per_forward"]
+           "pass@1 multi-line", "pass@1 random-span-light", "empty_rate", "tokens_per_forward",
+           "kept_tokens_per_forward"]
 
 
 def heldout_ce(engine: Engine, model_dir: Path, corpus: Path) -> float | None:
@@ -116,11 +117,13 @@ def run(args: argparse.Namespace) -> int:
             every += results
             per_task[f"{engine.name} {split}"] = [asdict(r) for r in results]
         total = summarize(every)
-        row["empty_rate"], row["tokens_per_forward"] = total["empty_rate"], \
-            total["tokens_per_forward"]
+        for key in ("empty_rate", "tokens_per_forward", "kept_tokens_per_forward"):
+            row[key] = total[key]
         rows.append(row)
     notes = ["pass@1 without the oracle length; empty_rate and tokens_per_forward over all "
-             "tasks of the three splits"]
+             "tasks of the three splits",
+             "tokens_per_forward counts every candidate length's commits; "
+             "kept_tokens_per_forward only the returned candidate's tokens"]
     if any(r["heldout_middle_ce"] is None for r in rows):
         notes.append(f"no held-out corpus at {args.corpus}: run `remask train` to build it "
                      "(heldout_middle_ce left empty)")

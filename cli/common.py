@@ -40,13 +40,16 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", choices=PRECISIONS, default="auto",
                    help="weights' float type for remask's own models (auto: bf16 where the "
                         "CPU computes it natively, 15-35%% faster a step; else fp32)")
+    p.add_argument("--ranker", default="bundled",
+                   help="AR checkpoint that ranks the diffusion model's candidate lengths "
+                        "(default: the bundled AR baseline; 'none': the denoiser ranks them)")
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads on CPU (default 1: a denoising step is a few small "
                         "matrices, and more threads only wait on each other)")
 
 
 def engine_from_args(args: argparse.Namespace) -> Engine:
-    from remask.infill.engine import load_engine
+    from remask.infill.engine import BUNDLED_AR, load_engine
     from remask.infill.sampler import SamplerConfig
 
     if args.threads < 1:
@@ -59,8 +62,12 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
     torch.set_num_threads(args.threads)
     try:
         sampler = SamplerConfig(threshold=args.threshold)
+        ranker = {"bundled": BUNDLED_AR, "none": None}.get(args.ranker, Path(args.ranker))
+        if ranker is not None and not (ranker / "config.json").is_file():
+            raise UsageError(f"--ranker {args.ranker}: no model there")
         return load_engine(args.model, sampler=sampler, device=args.device,
-                           trust_remote_code=args.trust_remote_code, precision=args.precision)
+                           trust_remote_code=args.trust_remote_code, precision=args.precision,
+                           ranker=ranker)
     except ValueError as e:
         raise UsageError(f"cannot load model: {e}") from None
 

@@ -47,4 +47,4 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
         return base
     n = max((len(tokenizer.encode(t)) for t in (old, *span.mechanical)), default=1)
     slack = 1 if span.kind == "rename" else 4
-    return replace(base, init_length=max(n, 1), max_length=max(n, 1) + slack)
+    return replace(base, init_length=max(n, 1), max_length=max(n, 1) + slack, lengths=())

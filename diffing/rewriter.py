@@ -197,11 +197,18 @@ class Rewriter:
     def _validate(self, prefix: str, suffix: str, fill: Fill,
                   bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
                   on_step: OnStep, sampler: SamplerConfig | None, rounds: int) -> SpanResult:
-        """Run the re-mask rounds on every candidate; keep those that end up valid."""
-        traces, good = [fill.trace.as_dict()], []
+        """Keep the valid candidates; if there are none, re-mask them best first until one is.
+
+        A fill holds one candidate per starting length; rounds on all of them cost several
+        times a fill, and a valid candidate already answers the span.
+        """
+        traces = [fill.trace.as_dict()]
+        checks = [bad(c) for c in fill.texts]
+        good = [c for c, r in zip(fill.texts, checks, strict=True) if r is None]
         for k, cand in enumerate(fill.texts):
-            tokens, middle = fill.tokens[k], cand
-            ranges = bad(middle)
+            if good:
+                break
+            tokens, middle, ranges = fill.tokens[k], cand, checks[k]
             for _ in range(rounds):  # each round's result is checked; none is wasted
                 if ranges is None:
                     break

@@ -2,7 +2,9 @@
 
 Same backbone, tokenizer, corpus and layout as the denoiser; only the attention is causal and
 the middle is produced one token per forward pass until ``<eos>``. It is also the causal
-fallback where a diffusion checkpoint isn't available.
+fallback where a diffusion checkpoint isn't available, and the diffusion engine's length
+ranker: it gives every candidate middle an exact log-probability, its end included, in two
+forward passes for any number of candidates.
 """
 
 from __future__ import annotations
@@ -66,3 +68,35 @@ def ar_generate(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int 
         trace.tokens_processed += 1
     trace.seconds = time.perf_counter() - t0
     return out, trace
+
+
+@torch.no_grad()
+def ar_score(ar: ARModel, prefix: list[int], suffix: list[int], middles: list[list[int]],
+             max_new: int = 96) -> tuple[list[float], Trace]:
+    """Log-probability of each middle followed by ``<eos>``, given the prefix and suffix.
+
+    The ``<eos>`` term is what makes middles of different lengths comparable: a middle cut
+    short or run on past its end pays for it there. One pass over the context, then one over
+    all candidates at once (right-padded: causal attention never looks at the padding).
+    """
+    t0 = time.perf_counter()
+    sp = ar.tokenizer.special
+    p, s = fit_context(prefix, suffix, max(0, ar.window - max_new - 3))
+    ctx = torch.tensor([[sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]])  # (1, Tc)
+    logits, kv = ar.model(ctx, causal=True)
+    trace = Trace(forward_passes=1, tokens_processed=ctx.shape[1])
+    rows = [list(m) + [sp.eos] for m in middles]
+    L = max(len(r) for r in rows)
+    ids = torch.full((len(rows), L), sp.eos, dtype=torch.long)  # (B, L)
+    valid = torch.zeros(len(rows), L, dtype=torch.bool)
+    for i, r in enumerate(rows):
+        ids[i, :len(r)], valid[i, :len(r)] = torch.tensor(r), True
+    pred = logits[:, -1:].float().expand(len(rows), 1, -1)  # (B, 1, V): the first token
+    if L > 1:
+        out, _ = ar.model(ids[:, :-1], causal=True, past=kv, pos=ctx.shape[1])  # (B, L-1, V)
+        pred = torch.cat([pred, out.float()], dim=1)  # (B, L, V)
+        trace.forward_passes += 1
+        trace.tokens_processed += len(rows) * (L - 1)
+    logp = torch.log_softmax(pred, dim=-1).gather(-1, ids[..., None])[..., 0]  # (B, L)
+    trace.seconds = time.perf_counter() - t0
+    return (logp * valid).sum(dim=1).tolist(), trace

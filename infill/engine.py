@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from .ar import ARModel, ar_generate, load_ar
+from .ar import ARModel, ar_generate, ar_score, load_ar
 from .denoiser import Denoiser, load_denoiser
 from .hf import checkpoint_kind, load_hf_denoiser
 from .precision import compute_dtype
@@ -38,12 +38,24 @@ class Fill:
 
 
 class Engine:
-    """A loaded model (denoiser, or AR as the causal fallback) behind one ``fill`` call."""
+    """A loaded model (denoiser, or AR as the causal fallback) behind one ``fill`` call.
 
-    def __init__(self, backend: Denoiser | ARModel, sampler: SamplerConfig | None = None) -> None:
+    A diffusion engine denoises one canvas per starting length (``SamplerConfig.lengths``)
+    and ranks the results with ``score``. With a ``ranker`` (an AR checkpoint sharing the
+    tokenizer) the score is the exact log-probability of each middle and its end; without
+    one, the denoiser's own mean token log-probability, which favours short middles.
+    Measured on the shipped pair (164 single-line tasks, no oracle length): one 16-token
+    canvas passed 1.2%, the best single length 4.3%, six lengths ranked by the denoiser 5.5%,
+    ranked by the AR ranker 7.9%.
+    """
+
+    def __init__(self, backend: Denoiser | ARModel, sampler: SamplerConfig | None = None,
+                 ranker: ARModel | None = None) -> None:
         self.backend = backend
         self.tokenizer = backend.tokenizer
         self.sampler = sampler or SamplerConfig()
+        self.ranker = ranker if ranker is not None or not isinstance(backend, ARModel) \
+            else backend  # an AR engine ranks its candidates itself
 
     @property
     def is_diffusion(self) -> bool:
@@ -65,7 +77,20 @@ class Engine:
             return Fill([self.tokenizer.decode(ids)], [ids], trace)
         rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
                                oracle_length=oracle_length, cancel=cancel, on_step=on_step)
-        return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
+        return self._ranked(prefix, suffix, rows, trace, cfg)
+
+    def _ranked(self, prefix: str, suffix: str, rows: list[list[int]], trace: Trace,
+                cfg: SamplerConfig) -> Fill:
+        """The rows as a Fill, duplicates dropped and best first by ``score``."""
+        texts = {}
+        for r in rows:
+            texts.setdefault(self.tokenizer.decode(r), r)
+        if len(texts) == 1:
+            return Fill(list(texts), list(texts.values()), trace)
+        scores = self.score(prefix, suffix, list(texts), cfg, trace)
+        order = sorted(range(len(texts)), key=lambda i: -scores[i])
+        keys = list(texts)
+        return Fill([keys[i] for i in order], [texts[keys[i]] for i in order], trace)
 
     def refill(self, prefix: str, suffix: str, tokens: list[int], reopen: list[tuple[int, int]],
                *, candidates: int = 1, sampler: SamplerConfig | None = None,
@@ -88,27 +113,35 @@ class Engine:
             pos = end
         if mask not in canvas:
             canvas.append(mask)
+        cfg = sampler or self.sampler
         rows, trace = generate(self.backend, self.tokenizer.encode(prefix),
-                               self.tokenizer.encode(suffix), sampler or self.sampler,
-                               candidates=candidates, init_canvas=canvas, cancel=cancel,
-                               on_step=on_step)
-        return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
+                               self.tokenizer.encode(suffix), cfg, candidates=candidates,
+                               init_canvas=canvas, cancel=cancel, on_step=on_step)
+        return self._ranked(prefix, suffix, rows, trace, cfg)
 
     @torch.no_grad()
     def score(self, prefix: str, suffix: str, middles: list[str],
-              sampler: SamplerConfig | None = None) -> list[float]:
-        """Mean token log-probability of each middle between ``prefix`` and ``suffix``.
+              sampler: SamplerConfig | None = None, trace: Trace | None = None) -> list[float]:
+        """How likely each middle is between ``prefix`` and ``suffix``; higher is better.
 
-        Every token of a candidate is masked at once and all candidates share one forward
-        pass, so model-made and mechanical candidates are ranked on the same scale. An empty
-        middle is scored as one ``<delete>``. The context is cut as for a fill with
-        ``sampler`` (default the engine's), so scoring a fill's candidates reuses its context.
-        The AR baseline has no masked scoring: every candidate scores 0.0 there and the
-        ranking falls back to order.
+        With a ranker: the exact log-probability of the middle and its end. Without: every
+        token of a candidate is masked at once, all candidates share one forward pass, and
+        the score is the mean token log-probability (an empty middle is one ``<delete>``);
+        the context is cut as for a fill with ``sampler``, so scoring reuses its context.
+        Either way model-made and mechanical candidates are ranked on one scale. The passes
+        spent are added to ``trace`` when given.
         """
-        if not self.is_diffusion or not middles:
-            return [0.0] * len(middles)
+        if not middles:
+            return []
         tok, sp = self.tokenizer, self.tokenizer.special
+        if self.ranker is not None:
+            cfg = sampler or self.sampler
+            scores, cost = ar_score(self.ranker, tok.encode(prefix), tok.encode(suffix),
+                                    [tok.encode(m) for m in middles], cfg.max_length)
+            if trace is not None:
+                trace.forward_passes += cost.forward_passes
+                trace.tokens_processed += cost.tokens_processed
+            return scores
         rows = [tok.encode(m) or [sp.delete] for m in middles]
         M = max(len(r) for r in rows)
         budget = max(M, (sampler or self.sampler).max_length)
@@ -119,7 +152,10 @@ class Engine:
         for i, r in enumerate(rows):
             canvas[i, :len(r)], valid[i, :len(r)] = sp.mask, True
             target[i, :len(r)] = torch.tensor(r)
-        logits, _ = self.backend.logits(ctx, canvas, valid)  # (B, M, V)
+        logits, processed = self.backend.logits(ctx, canvas, valid)  # (B, M, V)
+        if trace is not None:
+            trace.forward_passes += 1
+            trace.tokens_processed += processed
         logp = torch.log_softmax(logits, dim=-1).gather(-1, target[..., None])[..., 0]  # (B, M)
         return [float(logp[i, :len(r)].mean()) for i, r in enumerate(rows)]
 
@@ -155,13 +191,16 @@ class Engine:
 
 def load_engine(directory: Path | None = None, use_cache: bool = True,
                 sampler: SamplerConfig | None = None, *, device: str | None = None,
-                trust_remote_code: bool = False, precision: str = "auto") -> Engine:
+                trust_remote_code: bool = False, precision: str = "auto",
+                ranker: Path | None = BUNDLED_AR) -> Engine:
     """Load the model in ``directory`` (default: the bundled denoiser), whatever its format.
 
     ``config.json`` tells the format: remask's own (it has ``attention``), a transformers
     masked LM (``model_type``), or a diffusion LM with its own code (``auto_map``, loaded only
     with ``trust_remote_code``). ``device`` applies to transformers checkpoints, ``precision``
     (auto / bf16 / fp32: ``remask.infill.precision``) to remask's own, which run on the CPU.
+    ``ranker`` is the AR checkpoint that ranks a remask denoiser's candidate lengths (see
+    ``Engine``); it is used only where it shares the denoiser's tokenizer.
     Raises ValueError with a one-line reason when the directory holds no usable model.
     """
     directory = Path(directory) if directory is not None else BUNDLED
@@ -182,4 +221,17 @@ def load_engine(directory: Path | None = None, use_cache: bool = True,
     dtype = compute_dtype(precision)
     if cfg.get("attention", "infill") == "causal":
         return Engine(load_ar(directory, dtype), sampler)
-    return Engine(load_denoiser(directory, use_cache, dtype), sampler)
+    return Engine(load_denoiser(directory, use_cache, dtype), sampler,
+                  _ranker(ranker, directory, dtype))
+
+
+def _ranker(path: Path | None, denoiser: Path, dtype: torch.dtype) -> ARModel | None:
+    """The AR checkpoint at ``path`` if it loads and shares the denoiser's tokenizer."""
+    if path is None:
+        return None
+    try:
+        if (path / "tokenizer.json").read_bytes() != (denoiser / "tokenizer.json").read_bytes():
+            return None
+        return load_ar(path, dtype)
+    except (OSError, ValueError):
+        return None  # no ranker: the denoiser ranks its own candidates

@@ -28,6 +28,9 @@ class Cancelled(Exception):
 @dataclass(frozen=True)
 class SamplerConfig:
     init_length: int = 16  # canvas tokens at the start when the length is unknown
+    # starting lengths denoised side by side when the length is unknown (empty: init_length):
+    # the model seldom resizes a canvas much, so the engine ranks one row per length
+    lengths: tuple[int, ...] = (3, 4, 6, 8, 12, 16)
     max_length: int = 96  # a canvas never grows past this
     threshold: float | None = 0.9  # commit every masked position this confident; None: fixed k
     tokens_per_step: int = 1  # commits per step when threshold is None
@@ -44,8 +47,10 @@ class SamplerConfig:
     def __post_init__(self) -> None:
         if self.init_length < 1 or self.max_length < self.init_length:
             raise ValueError("need 1 <= init_length <= max_length")
-        if not 0 <= self.min_length <= self.init_length:
-            raise ValueError("need 0 <= min_length <= init_length")
+        if not 0 <= self.min_length <= min((self.init_length, *self.lengths)):
+            raise ValueError("need 0 <= min_length <= init_length and every length")
+        if any(n < 1 for n in self.lengths):
+            raise ValueError("every starting length must be >= 1")
         if self.threshold is not None and not 0.0 < self.threshold <= 1.0:
             raise ValueError("threshold must be in (0, 1]")
         if self.tokens_per_step < 1 or self.max_steps < 1:
@@ -94,7 +99,10 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
     """Denoise ``candidates`` canvases for the span between ``prefix`` and ``suffix``.
 
     Returns the token ids of each candidate's span (special tokens removed) and the trace.
-    Candidates differ by their initial canvas length (and by sampling when temperature > 0).
+    Candidates differ by their initial canvas length (and by sampling when temperature > 0):
+    ``cfg.lengths`` in turn, ``max(candidates, len(cfg.lengths))`` rows, or ``init_length``
+    doubling when it is empty. Rows are not ranked here (the engine does it). A row whose
+    canvas is decided leaves the batch, so short rows cost only their own steps.
     ``init_canvas`` starts every candidate from a partly decided canvas (mask id = open), which
     is how positions inside a new syntax error are re-masked and denoised again.
     """
@@ -104,6 +112,9 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
         lengths = [len(init_canvas)] * candidates
     elif oracle_length is not None:
         lengths = [max(oracle_length, 1)] * candidates
+    elif cfg.lengths:
+        n_rows = max(candidates, len(cfg.lengths))
+        lengths = [min(cfg.max_length, cfg.lengths[i % len(cfg.lengths)]) for i in range(n_rows)]
     else:
         lengths = [min(cfg.max_length, cfg.init_length * 2 ** (i % 3)) for i in range(candidates)]
     ctx = denoiser.context(prefix, suffix, max(cfg.max_length, max(lengths)))
@@ -116,36 +127,38 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
     remasks, resizes = 0, [0] * len(rows)
     direction = [0] * len(rows)  # -1 once a row shrank, +1 once it grew
     for _ in range(cfg.max_steps):
-        if not any(sp.mask in r for r in rows):
+        active = [i for i, r in enumerate(rows) if sp.mask in r]  # rows still open
+        if not active:
             break
         if cancel is not None and cancel():
             raise Cancelled
-        M = max(len(r) for r in rows)
-        canvas = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)
-        valid = torch.zeros(len(rows), M, dtype=torch.bool)
-        for i, r in enumerate(rows):
-            canvas[i, :len(r)], valid[i, :len(r)] = torch.tensor(r), True
-        logits, processed = denoiser.logits(ctx, canvas, valid)  # (B, M, V)
+        M = max(len(rows[i]) for i in active)
+        canvas = torch.full((len(active), M), sp.delete, dtype=torch.long)  # (A, M)
+        valid = torch.zeros(len(active), M, dtype=torch.bool)
+        for a, i in enumerate(active):
+            canvas[a, :len(rows[i])], valid[a, :len(rows[i])] = torch.tensor(rows[i]), True
+        logits, processed = denoiser.logits(ctx, canvas, valid)  # (A, M, V)
         trace.forward_passes += 1
         trace.tokens_processed += processed
         logits[..., banned] = -torch.inf
         if oracle_length is not None:
             logits[..., [sp.expand, sp.delete]] = -torch.inf
-        for i, n in enumerate(resizes):  # a canvas can't grow and shrink forever
-            if n >= cfg.max_resizes:
-                logits[i, :, [sp.expand, sp.delete]] = -torch.inf
+        for a, i in enumerate(active):  # a canvas can't grow and shrink forever
+            if resizes[i] >= cfg.max_resizes:
+                logits[a, :, [sp.expand, sp.delete]] = -torch.inf
             elif direction[i]:  # a canvas found too long never grows again, and vice versa
-                logits[i, :, sp.expand if direction[i] < 0 else sp.delete] = -torch.inf
+                logits[a, :, sp.expand if direction[i] < 0 else sp.delete] = -torch.inf
         probs = torch.softmax(logits / max(cfg.temperature, 1e-6), dim=-1) \
             if cfg.temperature > 0 else torch.softmax(logits, dim=-1)
         if cfg.temperature > 0:
             pred = torch.multinomial(probs.flatten(0, 1), 1, generator=gen).view(probs.shape[:2])
         else:
-            pred = probs.argmax(-1)  # (B, M)
-        conf = probs.gather(-1, pred[..., None])[..., 0]  # (B, M)
+            pred = probs.argmax(-1)  # (A, M)
+        conf = probs.gather(-1, pred[..., None])[..., 0]  # (A, M)
         step = StepTrace(0, 0, 0, 0)
-        for i, r in enumerate(rows):
-            rows[i], st = _commit_row(r, pred[i], conf[i], probs[i], cfg, sp,
+        for a, i in enumerate(active):
+            r = rows[i]
+            rows[i], st = _commit_row(r, pred[a], conf[a], probs[a], cfg, sp,
                                       allow_remask=remasks < cfg.max_remasks)
             remasks += st.remasked
             resizes[i] += st.expanded + st.deleted
@@ -153,8 +166,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
                 direction[i] = 1 if st.expanded >= st.deleted else -1
             for k in ("committed", "remasked", "expanded", "deleted"):
                 setattr(step, k, getattr(step, k) + getattr(st, k))
-            if i == 0:
-                step.canvas, step.proposal = list(rows[0]), pred[0, :len(r)].tolist()
+            if a == 0:  # the live view follows the first row still open
+                step.canvas, step.proposal = list(rows[i]), pred[0, :len(r)].tolist()
         trace.steps.append(step)
         if on_step is not None:
             on_step(len(trace.steps), step)

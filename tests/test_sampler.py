@@ -21,21 +21,22 @@ def tok():
 
 def test_canvas_grows_to_the_true_length(tok):
     target = tok.encode("return sum(values) / len(values)")
-    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(init_length=2))
+    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(lengths=(), init_length=2))
     assert ids[0] == target
     assert sum(s.expanded for s in trace.steps) > 0
 
 
 def test_canvas_shrinks_to_the_true_length(tok):
     target = tok.encode("x + 1")
-    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(init_length=12))
+    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(lengths=(), init_length=12))
     assert ids[0] == target
     assert sum(s.deleted for s in trace.steps) == 12 - len(target)
 
 
 def test_confident_tokens_commit_many_per_step(tok):
     target = tok.encode("for item in sorted(items, key=len):")
-    ids, trace = generate(Scripted(tok, target), [], [], SamplerConfig(init_length=len(target)),
+    ids, trace = generate(Scripted(tok, target), [], [],
+                          SamplerConfig(lengths=(), init_length=len(target)),
                           oracle_length=len(target))
     assert ids[0] == target
     assert trace.forward_passes == 1
@@ -58,23 +59,47 @@ def test_cancel_is_checked_between_steps(tok):
     assert backend.calls == 2
 
 
+class Recording(Scripted):
+    def __init__(self, tokenizer, target):
+        super().__init__(tokenizer, target)
+        self.batch_sizes = []
+
+    def logits(self, ctx, canvas, valid):
+        self.batch_sizes.append(canvas.shape[0])
+        return super().logits(ctx, canvas, valid)
+
+
+def test_one_row_per_starting_length_and_decided_rows_leave_the_batch(tok):
+    target = tok.encode("x + y * 2")
+    backend = Recording(tok, target)
+    ids, trace = generate(backend, [], [], SamplerConfig(lengths=(len(target), 1)))
+    assert ids == [target, target]
+    # the exact-length row is decided in one pass; the 1-token row grows on alone
+    assert backend.batch_sizes[0] == 2 and set(backend.batch_sizes[1:]) == {1}
+    assert trace.forward_passes == len(backend.batch_sizes) > 2
+
+
 def test_bad_sampler_arguments_raise_value_error():
     with pytest.raises(ValueError):
         SamplerConfig(init_length=0)
     with pytest.raises(ValueError):
         SamplerConfig(threshold=1.5)
+    with pytest.raises(ValueError):
+        SamplerConfig(lengths=(4, 0))
+    with pytest.raises(ValueError):
+        SamplerConfig(lengths=(2, 8), min_length=3)
 
 
 def test_real_engine_keeps_every_byte_outside_the_span():
     engine: Engine = load_engine(BUNDLED)
     prefix = "def mean(xs):\n    \"\"\"Average — naïve.\"\"\"\n    return "
     suffix = "\n\n\nprint(mean([1, 2, 3]))\r\n"
-    fill = engine.fill(prefix, suffix, candidates=2)
-    assert len(fill.texts) == 2
+    fill = engine.fill(prefix, suffix)  # one canvas per starting length, ranked
+    assert 1 <= len(fill.texts) == len(set(fill.texts)) <= len(engine.sampler.lengths)
     for text, ids in zip(fill.texts, fill.tokens, strict=True):
         assert engine.tokenizer.decode(ids) == text
     trace = fill.trace.as_dict()
-    assert trace["forward_passes"] == trace["steps"] > 0
+    assert trace["forward_passes"] >= trace["steps"] > 0  # + the ranker's passes
     assert trace["tokens_committed"] == sum(trace["committed_per_step"])
 
 
@@ -90,7 +115,7 @@ def test_single_line_never_commits_a_line_break(tok):
     target = tok.encode("x = 1\ny = 2")
     assert breaks & set(target) and not breaks & set(tok.encode("x = 1 y = 2"))
     ids, _ = generate(Scripted(tok, target), [], [],
-                      SamplerConfig(init_length=len(target), single_line=True),
+                      SamplerConfig(lengths=(), init_length=len(target), single_line=True),
                       oracle_length=len(target))
     assert not breaks & set(ids[0])
     assert "\n" not in tok.decode(ids[0]) and tok.decode(ids[0]).startswith("x = 1")
@@ -99,9 +124,10 @@ def test_single_line_never_commits_a_line_break(tok):
 
 def test_min_length_keeps_the_canvas_from_emptying(tok):
     """A model that would delete every position still leaves min_length tokens."""
-    ids, trace = generate(Scripted(tok, []), [], [], SamplerConfig(init_length=6, min_length=1))
+    ids, trace = generate(Scripted(tok, []), [], [],
+                          SamplerConfig(lengths=(), init_length=6, min_length=1))
     assert len(ids[0]) == 1 and sum(s.deleted for s in trace.steps) == 5
-    ids, _ = generate(Scripted(tok, []), [], [], SamplerConfig(init_length=6))
+    ids, _ = generate(Scripted(tok, []), [], [], SamplerConfig(lengths=(), init_length=6))
     assert ids[0] == []
 
 
@@ -132,7 +158,7 @@ class PingPong(Scripted):
 def test_a_canvas_resizes_one_way_only(tok, first):
     """Once a canvas shrank it never grows again (and vice versa): no passes spent dithering."""
     ids, trace = generate(PingPong(tok, first), [], [],
-                          SamplerConfig(init_length=8, threshold=0.5, max_resizes=24))
+                          SamplerConfig(lengths=(), init_length=8, threshold=0.5, max_resizes=24))
     expanded = sum(s.expanded for s in trace.steps)
     deleted = sum(s.deleted for s in trace.steps)
     if first == "delete":

@@ -1,0 +1,56 @@
+"""The AR ranker: exact log-probabilities of candidate middles, and how the engine uses them."""
+
+import shutil
+
+import pytest
+import torch
+
+from remask.infill.ar import ar_score, load_ar
+from remask.infill.data import fit_context
+from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
+
+PREFIX = 'def add(a, b):\n    """Return the sum of a and b."""\n    return '
+SUFFIX = "\n\n\nprint(add(1, 2))\n"
+
+
+@pytest.fixture(scope="module")
+def ar():
+    return load_ar(BUNDLED_AR)
+
+
+def test_scores_equal_a_plain_causal_pass(ar):
+    """The cached, batched, right-padded scoring gives each middle's exact log-probability."""
+    tok, sp = ar.tokenizer, ar.tokenizer.special
+    p, s = tok.encode(PREFIX), tok.encode(SUFFIX)
+    middles = [tok.encode("a + b"), tok.encode(""), tok.encode("sum((a, b)) if a else b")]
+    scores, trace = ar_score(ar, p, s, middles)
+    assert trace.forward_passes == 2
+    pp, ss = fit_context(p, s, ar.window - 96 - 3)
+    ctx = [sp.fim_prefix, *pp, sp.fim_suffix, *ss, sp.fim_middle]
+    for m, got in zip(middles, scores, strict=True):
+        seq = ctx + m + [sp.eos]
+        with torch.no_grad():
+            logits, _ = ar.model(torch.tensor([seq]), causal=True)
+        logp = torch.log_softmax(logits[0, len(ctx) - 1:-1].float(), dim=-1)
+        want = logp.gather(1, torch.tensor(m + [sp.eos])[:, None]).sum()
+        assert got == pytest.approx(float(want), abs=1e-3)
+
+
+def test_engine_ranks_its_candidates_best_first():
+    engine = load_engine(BUNDLED)
+    assert engine.ranker is not None  # the bundled pair shares one tokenizer
+    fill = engine.fill(PREFIX, SUFFIX)
+    scores = engine.score(PREFIX, SUFFIX, fill.texts)
+    assert scores == sorted(scores, reverse=True)
+    good, junk = engine.score(PREFIX, SUFFIX, ["a + b", "a.sum(a, b):  # -a    return"])
+    assert good > junk
+
+
+def test_a_ranker_with_another_tokenizer_is_not_used(tmp_path):
+    other = tmp_path / "ar"
+    shutil.copytree(BUNDLED_AR, other)
+    (other / "tokenizer.json").write_bytes((other / "tokenizer.json").read_bytes() + b"\n")
+    assert load_engine(BUNDLED, ranker=other).ranker is None
+    assert load_engine(BUNDLED, ranker=None).ranker is None
+    engine = load_engine(BUNDLED, ranker=None)  # the denoiser ranks: mean token log-prob
+    assert len(engine.score(PREFIX, SUFFIX, ["a + b", "b"])) == 2
