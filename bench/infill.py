@@ -162,6 +162,7 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
     total_s = sum(seconds)
     passes = sum(r.forward_passes for r in results)
     accepted = sum(r.tokens for r in results if r.status == "passed")
+    n_passed = sum(r.status == "passed" for r in results)
     return {
         "tasks": n,
         "pass@1": sum(r.status == "passed" for r in results) / n,
@@ -178,6 +179,9 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
         "latency_p95_s": float(np.percentile(seconds, 95)),
         "cpu_s_per_task": sum(r.cpu_seconds for r in results) / n,
         "accepted_tokens_per_s": accepted / total_s if total_s > 0 else None,
+        # the product's measure: what one passing completion costs, however long it is
+        "cpu_s_per_accepted": sum(r.cpu_seconds for r in results) / n_passed if n_passed
+        else None,
         "generated_tokens_per_s": sum(r.tokens for r in results) / total_s if total_s > 0
         else None,
     }

@@ -45,6 +45,7 @@ from .sandbox import SandboxConfig, network_isolation
 COLUMNS = ["config", "pass@1", "edit_sim", "forward_passes_per_task", "tokens_per_forward",
            "kept_tokens_per_forward",
            "tokens_processed_per_task", "latency_p50_s", "latency_p95_s", "cpu_s_per_task",
+           "cpu_s_per_accepted",
            "accepted_tokens_per_s", "ratio_to_ar", "generated_tokens_per_s", "peak_rss_mib"]
 
 

@@ -29,6 +29,8 @@ def test_the_rest_of_a_line_after_code_is_one_short_line(tok):
     assert cfg.single_line and cfg.init_length == LINE_TOKENS < BASE.init_length
     assert cfg.max_length == LINE_MAX < BASE.max_length
     assert cfg.min_length == 0  # the line may already be complete
+    # only a line's worth of starting lengths: longer rows add passes, not passes@1
+    assert cfg.lengths and max(cfg.lengths) <= LINE_TOKENS < max(BASE.lengths)
 
 
 @pytest.mark.parametrize("text, anchor", [
@@ -58,4 +60,5 @@ def test_a_renamed_reference_gets_a_canvas_its_size(tok):
     cfg = sampler_for(span, text, s, s + 5, BASE, "???", tok)
     n = len(tok.encode("grand_total"))
     assert (cfg.init_length, cfg.max_length) == (n, n + 1)
+    assert cfg.lengths == ()  # its size is known: one canvas, no length search
     assert not cfg.single_line
