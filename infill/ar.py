@@ -14,10 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from torch import Tensor
 
 from .data import fit_context
 from .denoiser import training_window
-from .model import Transformer, load_model
+from .model import KVCache, Transformer, load_model
 from .sampler import Cancelled, StepTrace, Trace
 from .tokenizer import Tokenizer
 
@@ -40,18 +41,28 @@ def load_ar(directory: Path, dtype: torch.dtype = torch.float32) -> ARModel:
     return ARModel(model, Tokenizer.load(directory), training_window(directory), directory.name)
 
 
+def _prefill(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int
+             ) -> tuple[Tensor, KVCache, Trace]:
+    """Run ``<pre> prefix <suf> suffix <mid>`` (cut to leave ``max_new`` tokens of room).
+
+    Returns its logits (1, T, V), its keys/values, and a trace holding that one pass.
+    """
+    sp = ar.tokenizer.special
+    p, s = fit_context(prefix, suffix, max(0, ar.window - max_new - 3))
+    ids = torch.tensor([[sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]])  # (1, T)
+    logits, kv = ar.model(ids, causal=True)
+    return logits, kv, Trace(forward_passes=1, tokens_processed=ids.shape[1])
+
+
 @torch.no_grad()
 def ar_generate(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int = 96,
                 cancel: Callable[[], bool] | None = None) -> tuple[list[int], Trace]:
     """Greedy middle for ``prefix``/``suffix``; stops at ``<eos>`` or ``max_new`` tokens."""
     t0 = time.perf_counter()
     sp = ar.tokenizer.special
-    p, s = fit_context(prefix, suffix, max(0, ar.window - max_new - 3))
-    ids = torch.tensor([[sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]])  # (1, T)
-    logits, kv = ar.model(ids, causal=True)
-    trace = Trace(forward_passes=1, tokens_processed=ids.shape[1])
+    logits, kv, trace = _prefill(ar, prefix, suffix, max_new)
     banned = [t for t in sp.all() if t != sp.eos]
-    pos, out = ids.shape[1], []
+    pos, out = trace.tokens_processed, []
     for _ in range(max_new):
         if cancel is not None and cancel():
             raise Cancelled
@@ -81,10 +92,7 @@ def ar_score(ar: ARModel, prefix: list[int], suffix: list[int], middles: list[li
     """
     t0 = time.perf_counter()
     sp = ar.tokenizer.special
-    p, s = fit_context(prefix, suffix, max(0, ar.window - max_new - 3))
-    ctx = torch.tensor([[sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]])  # (1, Tc)
-    logits, kv = ar.model(ctx, causal=True)
-    trace = Trace(forward_passes=1, tokens_processed=ctx.shape[1])
+    logits, kv, trace = _prefill(ar, prefix, suffix, max_new)
     rows = [list(m) + [sp.eos] for m in middles]
     L = max(len(r) for r in rows)
     ids = torch.full((len(rows), L), sp.eos, dtype=torch.long)  # (B, L)
@@ -93,7 +101,7 @@ def ar_score(ar: ARModel, prefix: list[int], suffix: list[int], middles: list[li
         ids[i, :len(r)], valid[i, :len(r)] = torch.tensor(r), True
     pred = logits[:, -1:].float().expand(len(rows), 1, -1)  # (B, 1, V): the first token
     if L > 1:
-        out, _ = ar.model(ids[:, :-1], causal=True, past=kv, pos=ctx.shape[1])  # (B, L-1, V)
+        out, _ = ar.model(ids[:, :-1], causal=True, past=kv, pos=logits.shape[1])  # (B, L-1, V)
         pred = torch.cat([pred, out.float()], dim=1)  # (B, L, V)
         trace.forward_passes += 1
         trace.tokens_processed += len(rows) * (L - 1)

@@ -77,20 +77,21 @@ class Engine:
             return Fill([self.tokenizer.decode(ids)], [ids], trace)
         rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
                                oracle_length=oracle_length, cancel=cancel, on_step=on_step)
-        return self._ranked(prefix, suffix, rows, trace, cfg)
+        return self._ranked(p, s, rows, trace, cfg)
 
-    def _ranked(self, prefix: str, suffix: str, rows: list[list[int]], trace: Trace,
-                cfg: SamplerConfig) -> Fill:
-        """The rows as a Fill, duplicates dropped and best first by ``score``."""
-        texts = {}
+    def _ranked(self, prefix: list[int], suffix: list[int], rows: list[list[int]],
+                trace: Trace, cfg: SamplerConfig) -> Fill:
+        """The rows as a Fill, duplicates dropped and best first by score."""
+        texts: dict[str, list[int]] = {}
         for r in rows:
             texts.setdefault(self.tokenizer.decode(r), r)
-        if len(texts) == 1:
-            return Fill(list(texts), list(texts.values()), trace)
-        scores = self.score(prefix, suffix, list(texts), cfg, trace)
-        order = sorted(range(len(texts)), key=lambda i: -scores[i])
-        keys = list(texts)
-        return Fill([keys[i] for i in order], [texts[keys[i]] for i in order], trace)
+        if len(texts) > 1:
+            # each text as the tokenizer writes it, so a fill ranks as ``score`` would rank it
+            middles = [self.tokenizer.encode(t) for t in texts]
+            scores = self._score_ids(prefix, suffix, middles, cfg, trace)
+            ranked = sorted(zip(scores, texts.items(), strict=True), key=lambda x: -x[0])
+            texts = dict(item for _, item in ranked)
+        return Fill(list(texts), list(texts.values()), trace)
 
     def refill(self, prefix: str, suffix: str, tokens: list[int], reopen: list[tuple[int, int]],
                *, candidates: int = 1, sampler: SamplerConfig | None = None,
@@ -114,10 +115,10 @@ class Engine:
         if mask not in canvas:
             canvas.append(mask)
         cfg = sampler or self.sampler
-        rows, trace = generate(self.backend, self.tokenizer.encode(prefix),
-                               self.tokenizer.encode(suffix), cfg, candidates=candidates,
+        p, s = self.tokenizer.encode(prefix), self.tokenizer.encode(suffix)
+        rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
                                init_canvas=canvas, cancel=cancel, on_step=on_step)
-        return self._ranked(prefix, suffix, rows, trace, cfg)
+        return self._ranked(p, s, rows, trace, cfg)
 
     @torch.no_grad()
     def score(self, prefix: str, suffix: str, middles: list[str],
@@ -131,21 +132,26 @@ class Engine:
         Either way model-made and mechanical candidates are ranked on one scale. The passes
         spent are added to ``trace`` when given.
         """
+        tok = self.tokenizer
+        return self._score_ids(tok.encode(prefix), tok.encode(suffix),
+                               [tok.encode(m) for m in middles], sampler or self.sampler, trace)
+
+    @torch.no_grad()
+    def _score_ids(self, prefix: list[int], suffix: list[int], middles: list[list[int]],
+                   cfg: SamplerConfig, trace: Trace | None) -> list[float]:
+        """``score`` on token ids: a fill's prefix and suffix are not tokenized twice."""
         if not middles:
             return []
-        tok, sp = self.tokenizer, self.tokenizer.special
         if self.ranker is not None:
-            cfg = sampler or self.sampler
-            scores, cost = ar_score(self.ranker, tok.encode(prefix), tok.encode(suffix),
-                                    [tok.encode(m) for m in middles], cfg.max_length)
+            scores, cost = ar_score(self.ranker, prefix, suffix, middles, cfg.max_length)
             if trace is not None:
                 trace.forward_passes += cost.forward_passes
                 trace.tokens_processed += cost.tokens_processed
             return scores
-        rows = [tok.encode(m) or [sp.delete] for m in middles]
+        sp = self.tokenizer.special
+        rows = [m or [sp.delete] for m in middles]
         M = max(len(r) for r in rows)
-        budget = max(M, (sampler or self.sampler).max_length)
-        ctx = self.backend.context(tok.encode(prefix), tok.encode(suffix), budget)
+        ctx = self.backend.context(prefix, suffix, max(M, cfg.max_length))
         canvas = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)
         valid = torch.zeros(len(rows), M, dtype=torch.bool)  # (B, M)
         target = torch.full((len(rows), M), sp.delete, dtype=torch.long)  # (B, M)

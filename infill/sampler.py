@@ -167,7 +167,7 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
             for k in ("committed", "remasked", "expanded", "deleted"):
                 setattr(step, k, getattr(step, k) + getattr(st, k))
             if a == 0:  # the live view follows the first row still open
-                step.canvas, step.proposal = list(rows[i]), pred[0, :len(r)].tolist()
+                step.canvas, step.proposal = list(rows[i]), pred[a, :len(r)].tolist()
         trace.steps.append(step)
         if on_step is not None:
             on_step(len(trace.steps), step)

@@ -165,3 +165,32 @@ def test_blanks_at_the_end_of_a_line_are_no_proposal(engine):
     shouty = Rewriter(Engine(Scripted(tok, tok.encode(" * 2"))))
     p = shouty.fill_at(text, text.index("1\n") + 1, "t.py")
     assert p is not None and p.text == text.replace("x + 1", "x + 1 * 2")
+
+
+class TwoMinds(Scripted):
+    """A one-token canvas gets ``good``; any longer one gets ``(`` everywhere (broken)."""
+
+    def __init__(self, tokenizer, good: int):
+        super().__init__(tokenizer, [good])
+        self.broken = tokenizer.encode("(")[0]
+
+    def logits(self, ctx, canvas, valid):
+        out, n = super().logits(ctx, canvas, valid)
+        for b in range(canvas.shape[0]):
+            if int(valid[b].sum()) > 1:
+                out[b] = -20.0
+                out[b, :, self.broken] = 20.0
+        return out, n
+
+
+def test_a_valid_candidate_spares_the_broken_ones_their_remask_rounds(engine):
+    """One starting length writes valid code, another breaks the file: the valid one is the
+    answer at once, with no re-mask round spent on the broken one."""
+    tok = engine.tokenizer
+    good = tok.encode("items")
+    assert len(good) == 1
+    rw = Rewriter(Engine(TwoMinds(tok, good[0])),
+                  RewriterConfig(rounds=2, sampler=SamplerConfig(lengths=(3, 1))))
+    start = SRC.index("items\n")
+    res = rw.denoise_span(SRC, start, start + 5, "t.py")
+    assert res.text == "items" and res.trace["calls"] == 1
