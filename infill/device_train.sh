@@ -1,15 +1,53 @@
 #!/usr/bin/env bash
-# Train the bundled models further on a lent GPU machine, inside one device call.
+# Train the bundled models further on a lent GPU machine, across one or two device calls.
 #
-#   infill/device_train.sh pack            # here: corpus → .gpu/ (ignored; carried to the GPU)
-#   infill/device_train.sh run MINUTES     # there: diffusion and its matched AR baseline
+#   infill/device_train.sh pack                  # here: corpus → .gpu/ (ignored; carried there)
+#   infill/device_train.sh start MINUTES [STAY]  # there: launch diffusion + matched AR baseline
+#   infill/device_train.sh finish [DEADLINE]     # there: wait for both, export them into $OUT
 #
-# "run" continues infill/bundled (diffusion) and infill/bundled-ar (AR-FIM) side by side on
+# "start" continues infill/bundled (diffusion) and infill/bundled-ar (AR-FIM) side by side on
 # the one GPU for the same wall-clock, with the same batch, lr schedule and data, so the
-# baseline stays matched; each exports a bundle tarred into $OUT with its log. A process that
-# dies in the first minute stops the call at once, so a broken run costs seconds, not minutes.
+# baseline stays matched. The trainers run in their own session, so they outlive the call
+# that started them: one schedule can span two calls (a call is capped at 10 minutes) as
+# long as the second comes while the machine is still warm. "start" stays STAY seconds
+# (default: until both end, then it finishes too) and, if they still run, exports their last
+# checkpoints as a fallback. "finish" waits at most DEADLINE seconds, then stops them (a
+# trainer checkpoints on SIGTERM) and exports. A trainer that dies in its first minute stops
+# the call at once, so a broken run costs seconds, not minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+out="${OUT:-/tmp/out}"
+export PYTHONPATH=/tmp/ns PYTHONUNBUFFERED=1 REMASK_HOME=/tmp/home COLUMNS=160
+names=(diffusion ar)
+
+running() { pgrep -f "remask.cli train --name $1 " >/dev/null; }
+
+export_all() {  # $1: suffix for the tarballs
+    local commit; commit="$(cat .gpu/commit 2>/dev/null)"
+    mkdir -p "$out"
+    for name in "${names[@]}"; do
+        rm -rf "/tmp/export/$name"
+        local ok=""
+        for _ in 1 2 3; do  # a checkpoint being swapped in can make one read fail
+            python3 -m remask.cli train --name "$name" --export "/tmp/export/$name" && ok=1 && break
+            sleep 5
+        done
+        [ -n "$ok" ] || continue
+        python3 - "$name" "$commit" <<'PY'
+import json, sys
+from pathlib import Path
+p = Path("/tmp/export") / sys.argv[1] / "training.json"
+info = json.loads(p.read_text())
+info["commit"] = sys.argv[2]
+p.write_text(json.dumps(info, indent=1) + "\n")
+PY
+        tar -C /tmp/export -cf "$out/$name$1.tar" "$name"
+        cp "/tmp/logs/$name.log" "$out/$name$1.log"
+    done
+    grep -h "held-out" /tmp/logs/diffusion.log /tmp/logs/ar.log | tail -4
+    ls -la "$out"
+}
+
 case "${1:-}" in
 pack)
     src="${REMASK_HOME:-$HOME/.cache/remask}/corpus"
@@ -22,52 +60,53 @@ pack)
     git rev-parse HEAD > .gpu/commit
     du -sh .gpu
     ;;
-run)
+start)
     minutes="${2:?minutes}"
-    out="${OUT:-/tmp/out}"
-    mkdir -p "$out" /tmp/ns/remask /tmp/home/corpus
+    stay="${3:-0}"
+    t0=$SECONDS
+    mkdir -p /tmp/ns/remask /tmp/home/corpus /tmp/logs
     for pkg in infill cli; do ln -sfn "$PWD/$pkg" "/tmp/ns/remask/$pkg"; done
-    export PYTHONPATH=/tmp/ns PYTHONUNBUFFERED=1 REMASK_HOME=/tmp/home COLUMNS=160
     cp .gpu/corpus/* /tmp/home/corpus/ && rm /tmp/home/corpus/train.txt.xz
     xz -dc .gpu/corpus/train.txt.xz > /tmp/home/corpus/train.txt || exit 1
     nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-    common=(--device "${REMASK_DEVICE:-cuda}" --batch "${REMASK_BATCH:-256}" --lr 2e-3 --ema 0.998 --max-minutes "$minutes"
-            --cooldown 0.4 --eval-every 250 --threads 1)
-    python3 -m remask.cli train --name diffusion --objective diffusion --init infill/bundled \
-        --workers 8 "${common[@]}" > "$out/diffusion.log" 2>&1 &
-    pid_d=$!
-    python3 -m remask.cli train --name ar --objective ar --init infill/bundled-ar \
-        --uncond-rate 0.1 --workers 6 "${common[@]}" > "$out/ar.log" 2>&1 &
-    pid_a=$!
-    for _ in $(seq 30); do  # a run that fails in its first minute stops the call
+    common=(--device "${REMASK_DEVICE:-cuda}" --batch "${REMASK_BATCH:-256}"
+            --lr "${REMASK_LR:-2e-3}" --ema 0.998 --max-minutes "$minutes"
+            --cooldown "${REMASK_COOLDOWN:-0.4}" --eval-every 250 --threads 1)
+    setsid nohup python3 -m remask.cli train --name diffusion --objective diffusion \
+        --init infill/bundled --workers 8 "${common[@]}" > /tmp/logs/diffusion.log 2>&1 < /dev/null &
+    setsid nohup python3 -m remask.cli train --name ar --objective ar \
+        --init infill/bundled-ar --uncond-rate 0.1 --workers 6 "${common[@]}" \
+        > /tmp/logs/ar.log 2>&1 < /dev/null &
+    for _ in $(seq 30); do  # a trainer that fails in its first minute stops the call
         sleep 2
-        for pid in $pid_d $pid_a; do
-            if ! kill -0 "$pid" 2>/dev/null && ! wait "$pid"; then
-                kill $pid_d $pid_a 2>/dev/null
-                tail -20 "$out/diffusion.log" "$out/ar.log"
+        for name in "${names[@]}"; do
+            if ! running "$name"; then
+                pkill -f "remask.cli train --name" ; tail -20 /tmp/logs/*.log
                 exit 1
             fi
         done
     done
-    wait $pid_d; wait $pid_a
-    commit="$(cat .gpu/commit 2>/dev/null)"
-    for name in diffusion ar; do
-        python3 -m remask.cli train --name "$name" --export "/tmp/export/$name" &&
-            python3 - "$name" "$commit" <<'PY'
-import json, sys
-from pathlib import Path
-p = Path("/tmp/export") / sys.argv[1] / "training.json"
-info = json.loads(p.read_text())
-info["commit"] = sys.argv[2]
-p.write_text(json.dumps(info, indent=1) + "\n")
-PY
-        tar -C /tmp/export -cf "$out/$name.tar" "$name"
+    nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
+    if [ "$stay" = 0 ]; then exec "$0" finish; fi
+    while [ $((SECONDS - t0)) -lt "$stay" ] && { running diffusion || running ar; }; do
+        sleep 5
     done
-    grep -h "held-out" "$out/diffusion.log" "$out/ar.log" | tail -4
-    ls -la "$out"
+    nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
+    tail -c 400 /tmp/logs/diffusion.log; echo
+    if running diffusion || running ar; then export_all -interim; else export_all ""; fi
+    ;;
+finish)
+    deadline="${2:-100000}"
+    t0=$SECONDS
+    while { running diffusion || running ar; } && [ $((SECONDS - t0)) -lt "$deadline" ]; do
+        sleep 2
+    done
+    pkill -TERM -f "remask.cli train --name"  # past the deadline: checkpoint and stop
+    while running diffusion || running ar; do sleep 1; done
+    export_all ""
     ;;
 *)
-    echo "usage: $0 pack | run MINUTES" >&2
+    echo "usage: $0 pack | start MINUTES [STAY] | finish [DEADLINE]" >&2
     exit 2
     ;;
 esac
