@@ -33,7 +33,7 @@ from remask.infill.sampler import SamplerConfig
 from remask.infill.train import DEFAULT_HOME, TrainConfig, evaluate, heldout_batches
 
 from .humaneval import DEFAULT_DATA, Task, load_tasks, subset
-from .infill import TaskResult, generate_all, judge_all, summarize, threshold_arg
+from .infill import TaskResult, generate_all, judge_all, summarize, task_sampler, threshold_arg
 from .report import report
 from .sandbox import SandboxConfig, network_isolation
 
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"remask bench quality: {e}", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
-    sampler = SamplerConfig(threshold=args.threshold)
+    sampler = task_sampler(threshold=args.threshold)
     sandbox = SandboxConfig(timeout=args.timeout)
     rows, per_task = [], {}
     for directory, engine in zip(models, engines, strict=True):

@@ -35,6 +35,7 @@ from .infill import (
     generate_all,
     judge_all,
     summarize,
+    task_sampler,
     tasks_from_args,
     threshold_arg,
 )
@@ -63,14 +64,14 @@ class SpeedConfig:
 def configs(model: Path, ar_model: Path, thresholds: list[float], precision: str = "auto"
             ) -> list[SpeedConfig]:
     """Build the rows, AR first (the ratios are taken against it), then 1 token/step."""
-    rows = [SpeedConfig("AR (KV cache)", ar_model, True, SamplerConfig(), precision),
+    rows = [SpeedConfig("AR (KV cache)", ar_model, True, task_sampler(), precision),
             SpeedConfig("diffusion 1 token/step", model, False,
-                        SamplerConfig(threshold=None, tokens_per_step=1), precision)]
+                        task_sampler(threshold=None, tokens_per_step=1), precision)]
     for t in thresholds:
         rows += [SpeedConfig(f"diffusion + threshold {t:g}", model, False,
-                             SamplerConfig(threshold=t), precision),
+                             task_sampler(threshold=t), precision),
                  SpeedConfig(f"diffusion + threshold {t:g} + cache", model, True,
-                             SamplerConfig(threshold=t), precision)]
+                             task_sampler(threshold=t), precision)]
     return rows
 
 

@@ -59,6 +59,7 @@ class SpanResult:
     reason: str
     trace: dict
     candidates: list[str] = field(default_factory=list)  # every validated model candidate
+    scores: dict[str, float] = field(default_factory=dict)  # those the fill already ranked
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,9 @@ class Rewriter:
                 good.append(middle)
         if not good:
             return SpanResult(None, "every candidate added a syntax error", merge_traces(traces))
-        return SpanResult(good[0], "ok", merge_traces(traces), list(dict.fromkeys(good)))
+        known = dict(zip(fill.texts, fill.scores, strict=False))  # no scores: unranked
+        return SpanResult(good[0], "ok", merge_traces(traces), list(dict.fromkeys(good)),
+                          {c: known[c] for c in good if c in known})
 
     def _new_error_ranges(self, baseline: Document, prefix: str, middle: str, suffix: str,
                           path: str | None) -> list[tuple[int, int]] | None:
@@ -304,8 +307,13 @@ class Rewriter:
         if cancel is not None and cancel():
             raise Cancelled  # scoring is another forward pass: not for a stale request
         pool = list(dict.fromkeys(mech + res.candidates))
-        scores = dict(zip(pool, self.engine.score(text[:s], text[e:], pool, cfg),
-                          strict=True))
+        # the fill ranked its own candidates; only the others (mechanical ones, re-masked
+        # results) need the scoring passes, and a lone candidate needs none
+        scores = dict(res.scores) if len(pool) > 1 else {m: 0.0 for m in pool}
+        unscored = [m for m in pool if m not in scores]
+        if unscored:
+            scores |= zip(unscored, self.engine.score(text[:s], text[e:], unscored, cfg),
+                          strict=True)
         model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates
                         if not strict or python_ok(text[:s] + m + text[e:], path, None)),
                        key=lambda c: -c.score)

@@ -45,13 +45,17 @@ def _prefill(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int
              ) -> tuple[Tensor, KVCache, Trace]:
     """Run ``<pre> prefix <suf> suffix <mid>`` (cut to leave ``max_new`` tokens of room).
 
-    Returns its logits (1, T, V), its keys/values, and a trace holding that one pass.
+    Returns the logits at ``<mid>`` (1, 1, V) — only the next token is wanted, and the
+    vocabulary projection at every context position would be a tenth of the pass — its
+    keys/values, and a trace holding that one pass.
     """
     sp = ar.tokenizer.special
     p, s = fit_context(prefix, suffix, max(0, ar.window - max_new - 3))
     ids = torch.tensor([[sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]])  # (1, T)
-    logits, kv = ar.model(ids, causal=True)
-    return logits, kv, Trace(forward_passes=1, tokens_processed=ids.shape[1])
+    last = torch.zeros_like(ids, dtype=torch.bool)
+    last[0, -1] = True
+    logits, kv = ar.model(ids, causal=True, select=last)  # (1, V)
+    return logits[None], kv, Trace(forward_passes=1, tokens_processed=ids.shape[1])
 
 
 @torch.no_grad()
@@ -101,7 +105,7 @@ def ar_score(ar: ARModel, prefix: list[int], suffix: list[int], middles: list[li
         ids[i, :len(r)], valid[i, :len(r)] = torch.tensor(r), True
     pred = logits[:, -1:].float().expand(len(rows), 1, -1)  # (B, 1, V): the first token
     if L > 1:
-        out, _ = ar.model(ids[:, :-1], causal=True, past=kv, pos=logits.shape[1])  # (B, L-1, V)
+        out, _ = ar.model(ids[:, :-1], causal=True, past=kv, pos=trace.tokens_processed)
         pred = torch.cat([pred, out.float()], dim=1)  # (B, L, V)
         trace.forward_passes += 1
         trace.tokens_processed += len(rows) * (L - 1)

@@ -194,3 +194,26 @@ def test_a_valid_candidate_spares_the_broken_ones_their_remask_rounds(engine):
     start = SRC.index("items\n")
     res = rw.denoise_span(SRC, start, start + 5, "t.py")
     assert res.text == "items" and res.trace["calls"] == 1
+
+
+def test_the_fills_own_ranking_is_not_paid_for_twice(engine, monkeypatch):
+    """A fill ranks its candidates (an AR pass over the file); choosing among them reuses those
+    scores, and only candidates the fill did not rank (mechanical, re-masked) are scored."""
+    ranked, rescored = set(), []
+    fill, score = engine.fill, engine.score
+
+    def spy_fill(*args, **kwargs):
+        f = fill(*args, **kwargs)
+        ranked.update(f.texts if f.scores else [])
+        return f
+
+    def spy_score(prefix, suffix, middles, *args, **kwargs):
+        rescored.extend(middles)
+        return score(prefix, suffix, middles, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "fill", spy_fill)
+    monkeypatch.setattr(engine, "score", spy_score)
+    text = "def scale(values, k):\n    return ???\n"
+    Rewriter(engine).fill_at(text, text.index("???"), "x.py")
+    assert len(ranked) > 1
+    assert not ranked & set(rescored)

@@ -8,6 +8,7 @@ import torch
 from remask.infill.ar import ar_score, load_ar
 from remask.infill.data import fit_context
 from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
+from remask.infill.sampler import SamplerConfig, Trace
 
 PREFIX = 'def add(a, b):\n    """Return the sum of a and b."""\n    return '
 SUFFIX = "\n\n\nprint(add(1, 2))\n"
@@ -42,6 +43,8 @@ def test_engine_ranks_its_candidates_best_first():
     fill = engine.fill(PREFIX, SUFFIX)
     scores = engine.score(PREFIX, SUFFIX, fill.texts)
     assert scores == sorted(scores, reverse=True)
+    # the fill carries those scores, so the rewriter need not score its candidates again
+    assert fill.scores == (pytest.approx(scores, abs=1e-4) if len(fill.texts) > 1 else [])
     good, junk = engine.score(PREFIX, SUFFIX, ["a + b", "a.sum(a, b):  # -a    return"])
     assert good > junk
 
@@ -54,3 +57,17 @@ def test_a_ranker_with_another_tokenizer_is_not_used(tmp_path):
     assert load_engine(BUNDLED, ranker=None).ranker is None
     engine = load_engine(BUNDLED, ranker=None)  # the denoiser ranks: mean token log-prob
     assert len(engine.score(PREFIX, SUFFIX, ["a + b", "b"])) == 2
+
+
+def test_a_hole_that_wants_text_ranks_blank_candidates_last():
+    """The ranker likes ending the line at once; a hole that wants text (``min_length``) puts
+    blank candidates after every written one, whatever their scores."""
+    engine = load_engine(BUNDLED)
+    tok = engine.tokenizer
+    prefix, suffix = "def add(a, b):\n    return a + b\n", "\n\nprint(add(1, 2))\n"
+    rows = [tok.encode(m) for m in ("x = 1\n", "\n")]
+    p, s = tok.encode(prefix), tok.encode(suffix)
+    free = engine._ranked(p, s, rows, Trace(), SamplerConfig())
+    assert free.texts == ["\n", "x = 1\n"]  # by score: the blank is far likelier
+    wants = engine._ranked(p, s, rows, Trace(), SamplerConfig(min_length=1))
+    assert wants.texts == ["x = 1\n", "\n"] and wants.scores == free.scores[::-1]
