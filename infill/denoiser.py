@@ -83,7 +83,8 @@ class RemaskDenoiser:
             self._kv.move_to_end(key)
             ctx.state = self._kv[key]  # never written to: a step concatenates new tensors
             return ctx
-        _, kv = self.model(ids, causal=True)
+        # only the keys/values are wanted: no vocabulary projection (a fifth of the pass)
+        _, kv = self.model(ids, causal=True, select=torch.zeros_like(ids, dtype=torch.bool))
         ctx.state, ctx.tokens_processed = kv, ids.shape[1]
         self._kv[key] = kv
         if len(self._kv) > self.recent:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import Counter, deque
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -57,7 +57,8 @@ class DocState:
         self.settled: str | None = text
         self.settled_version = version
         self.cursor: int | None = None  # str offset after the latest change
-        self.inline_arrivals: deque[int] = deque()  # versions inline requests arrived at
+        # versions inline requests arrived at, by request id, oldest first
+        self.inline_arrivals: OrderedDict[object, int] = OrderedDict()
         self.analysis: Analysis | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.task: asyncio.Future[None] | None = None
@@ -115,6 +116,9 @@ class Documents:
 
     def get(self, uri: str) -> DocState | None:
         return self._docs.get(uri)
+
+    def all(self) -> list[DocState]:
+        return list(self._docs.values())
 
     def open(self, uri: str, path: str | None, text: str, version: int) -> DocState:
         self.close(uri)

@@ -36,19 +36,30 @@ class RemaskProtocol(LanguageServerProtocol):
             self._send_response(data["id"], error=e.to_response_error())
             return JsonRPCNotification(method=ANSWERED, jsonrpc="2.0", params=None)
         if data.get("method") == types.TEXT_DOCUMENT_INLINE_COMPLETION and "id" in data:
-            self._stamp_arrival(data.get("params"))
+            self._stamp_arrival(data["id"], data.get("params"))
         return message
 
-    def _stamp_arrival(self, params: Any) -> None:
+    def _stamp_arrival(self, msg_id: object, params: Any) -> None:
         """Note the document version an inline request was sent against, as it is read.
 
         Messages are read in order, but a coroutine handler starts later, after the changes
-        that followed it were applied; its answer must be judged against this version.
+        that followed it were applied; its answer must be judged against this version. The
+        handlers start in arrival order and each takes the oldest stamp.
         """
         uri = params.get("textDocument", {}).get("uri") if isinstance(params, dict) else None
         state = self._server.docs.get(uri) if isinstance(uri, str) else None
         if state is not None:
-            state.inline_arrivals.append(state.version)
+            state.inline_arrivals[msg_id] = state.version
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """A request cancelled before its handler ran never takes its stamp: drop it here.
+
+        Left behind, it would be the next request's stamp, and every later request on that
+        document would be judged against an older version and dropped as stale.
+        """
+        for state in self._server.docs.all():
+            state.inline_arrivals.pop(msg_id, None)
+        super()._handle_cancel_notification(msg_id)
 
 
 class RemaskServer(LanguageServer):

@@ -118,7 +118,8 @@ async def propose(ls: RemaskServer, state: DocState, v: int, before: str, text: 
         return []
     if state.asking:
         return None  # a fill the user waits on goes first; a code action request redoes this
-    live = Live(ls, ls.model.engine, state.uri, v, "propose")
+    live = Live(ls, ls.model.engine, state.uri, v, "propose",
+                after=ls.settings.progress_delay_ms / 1000)
     try:
         return await ls.docs.run(lambda cancel: rw.propose(
             before, text, state.path, None, cancel=cancel, on_step=live.on_step),
@@ -206,7 +207,8 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
     if state is None:
         return None
     # judged against the version the request was sent at, not one that arrived after it
-    v = state.inline_arrivals.popleft() if state.inline_arrivals else state.version
+    v = state.inline_arrivals.popitem(last=False)[1] if state.inline_arrivals \
+        else state.version
     if rw is None:
         return None
     if v != state.version:
@@ -217,7 +219,8 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
         return None
     loc = convert.Locator(text, ls.encoding)
     cursor = loc.offset(params.position)
-    live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token)
+    live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token,
+                after=ls.settings.progress_delay_ms / 1000)
     try:
         with state.ask():
             if params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic:

@@ -7,7 +7,7 @@ it keeps the value it had and reports one line per problem, which the server sho
 Keys: ``model`` (directory; null for the bundled model), ``debounceMs``, ``commitThreshold``
 (0–1], ``lineCommitThreshold`` (0–1], for one-line holes such as inline completions),
 ``spanCap`` (characters), ``candidates``, ``kinds`` (any of repair, rename, signature, hole,
-dangling).
+dangling), ``progressDelayMs`` (how long a job runs before it shows work-done progress).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class Settings:
     span_cap: int = 600  # characters: longer spans are not offered
     candidates: int = 1  # canvases denoised per span
     kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on
+    progress_delay_ms: int = 200  # quick fills, most of typing, show no progress at all
 
     def merge(self, raw: Any) -> tuple[Settings, list[str]]:
         """Apply a client's settings object; returns the new settings and one line per problem."""
@@ -102,6 +103,7 @@ def _kinds(v: Any) -> frozenset[str]:
 
 
 _PARSERS = {"model": _model, "debounce_ms": _int_in(0, 10_000),
+            "progress_delay_ms": _int_in(0, 60_000),
             "commit_threshold": _threshold, "line_commit_threshold": _threshold,
             "span_cap": _int_in(1, 100_000),
             "candidates": _int_in(1, 16), "kinds": _kinds}

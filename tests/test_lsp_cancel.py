@@ -71,3 +71,22 @@ async def test_server_answers_after_a_cancel(client):
     result = await ask(client, "fill-2")
     assert result is None or isinstance(result, types.InlineCompletionList)
     assert (await stats(client))["max_rss"] > 0
+
+
+def test_a_request_cancelled_before_it_ran_leaves_no_stamp():
+    """Each inline request is stamped with the version it arrived at and its handler takes the
+    oldest stamp; one cancelled before its handler ran must take its stamp with it, or every
+    later request on the document is judged against an older version and dropped as stale."""
+    from remask.lsp.protocol import RemaskServer
+
+    server = RemaskServer("remask-test", "0")
+    state = server.docs.open(URI, None, TEXT, 3)
+    params = {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 7},
+              "context": {"triggerKind": 2}}
+    for msg_id in ("a", "b"):
+        server.protocol.structure_message({"jsonrpc": "2.0", "id": msg_id, "params": params,
+                                           "method": types.TEXT_DOCUMENT_INLINE_COMPLETION})
+        state.version += 1
+    assert list(state.inline_arrivals.items()) == [("a", 3), ("b", 4)]
+    server.protocol._handle_cancel_notification("a")  # its handler never ran
+    assert list(state.inline_arrivals.items()) == [("b", 4)]

@@ -10,8 +10,10 @@ from lsprotocol import types
 
 @pytest_lsp.fixture(config=config(), scope="module")
 async def client(lsp_client: pytest_lsp.LanguageClient):
-    # Threshold 1: one token per step, so a fill is long enough to be reported.
-    await initialize(lsp_client, {"commitThreshold": 1.0, "lineCommitThreshold": 1.0})
+    # Threshold 1: one token per step, so a fill has many steps; progress from the first one,
+    # since a fill of this model can end inside the default 200 ms.
+    await initialize(lsp_client, {"commitThreshold": 1.0, "lineCommitThreshold": 1.0,
+                                  "progressDelayMs": 0})
     yield
     await lsp_client.shutdown_session()
 

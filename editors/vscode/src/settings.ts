@@ -15,6 +15,7 @@ export const SERVER_KEYS = [
   "spanCap",
   "candidates",
   "kinds",
+  "progressDelayMs",
 ] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];

@@ -33,6 +33,7 @@ test("the contributed defaults reach the server unchanged and nothing client-sid
     spanCap: 600,
     candidates: 1,
     kinds: ["repair", "rename", "signature", "hole", "dangling"],
+    progressDelayMs: 200,
   });
 });
 
