@@ -46,7 +46,7 @@ class Engine:
     and ranks the results with ``score``. With a ``ranker`` (an AR checkpoint sharing the
     tokenizer) the score is the exact log-probability of each middle and its end; without
     one, the denoiser's own mean token log-probability, which favours short middles.
-    Measured on the shipped pair (164 single-line tasks, no oracle length): one 16-token
+    Measured on the first H200 pair (164 single-line tasks, no oracle length): one 16-token
     canvas passed 1.2%, the best single length 4.3%, six lengths ranked by the denoiser 5.5%,
     ranked by the AR ranker 7.9%.
     """
