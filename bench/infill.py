@@ -133,10 +133,12 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
     """Generate every task's middle with ``engine``; the sandbox is not run here.
 
     One untimed fill comes first, so one-time costs (lazy kernels, allocator growth) don't
-    land on the first task's latency.
+    land on the first task's latency. Its prompt ends in a way no task's does: the models
+    keep recent contexts (cut to the text nearest the hole), and a warm-up on the first task's
+    own would spare that task its prefill.
     """
     if tasks:
-        engine.fill(tasks[0].prompt, tasks[0].suffix, sampler=sampler)
+        engine.fill(tasks[0].prompt + "# warm-up\n", tasks[0].suffix, sampler=sampler)
     out = []
     with progress(label) as bar:
         job = bar.add_task(label, total=len(tasks))

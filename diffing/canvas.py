@@ -17,6 +17,12 @@ from .proposal import Span
 
 LINE_TOKENS = 8  # a canvas for the rest of one line: HumanEval's median line is ~7 tokens
 LINE_MAX = 4 * LINE_TOKENS  # ~100 characters: a single-line canvas never grows past this
+# Starting lengths and denoising steps (the last commits what is left) for one line. Measured
+# on 400 HumanEval single-line tasks with the first half of each line typed and the rest filled
+# as inline completion fills it (one re-mask round): lengths 3-8 at 256 steps 7.5% pass@1, at
+# 6 steps 7.75% (p95 303 ms); lengths 3 and 6 at 6 steps 7.5% (p95 229 ms); 4 and 8 6.0%.
+LINE_LENGTHS = (3, 6)
+LINE_STEPS = 6
 
 
 def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, marker: str,
@@ -41,10 +47,11 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
             return replace(base, min_length=1 if wants_text else 0)
         # starting lengths past a line's worth only add passes: on 164 single-line HumanEval
         # tasks the AR-ranked rows of 3-8 tokens passed as many (7.9%) as those of 3-16
-        lengths = tuple(n for n in base.lengths if n <= LINE_TOKENS) or base.lengths[:1]
+        lengths = LINE_LENGTHS if base.lengths else ()
         return replace(base, single_line=True, init_length=min(base.init_length, LINE_TOKENS),
                        lengths=lengths,
                        max_length=min(base.max_length, LINE_MAX),
+                       max_steps=min(base.max_steps, LINE_STEPS),
                        min_length=1 if wants_text else 0,
                        threshold=base.threshold if line_threshold is None else line_threshold)
     if span.kind not in ("rename", "signature", "dangling"):

@@ -104,16 +104,15 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
     in this order and ranks equal-size repairs by it.
     """
     body = text[unit.start:unit.end]
-    opened, stray, quote = _scan(body)
+    _, stray, _ = _scan(body)
     out: list[tuple[int, int, str]] = []
     tail = len(body.rstrip())
-    compound = body.lstrip().split(" ")[0].rstrip(":") in _COMPOUND
-    if compound and body[:tail].endswith(":"):
+    if _is_header(body) and body[:tail].endswith(":"):
         tail -= 1  # close brackets before a header's colon
-    closers = (quote or "") + "".join(_PAIRS[c] for c in reversed(opened))
-    colon = ":" if compound and not body.rstrip().endswith(":") else ""
-    if closers or colon:
-        out.append((unit.start + tail, unit.start + tail, closers + colon))
+    closing = closers(body[:tail]) + (":" if _is_header(body) and not
+                                      body.rstrip().endswith(":") else "")
+    if closing:
+        out.append((unit.start + tail, unit.start + tail, closing))
     for i in stray:
         out.append((unit.start + i, unit.start + i + 1, ""))
     anchor = (unit.anchor if unit.anchor is not None else unit.end) - unit.start
@@ -128,6 +127,28 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
             seen.add(ed)
             uniq.append(ed)
     return uniq[:budget]
+
+
+def closers(code: str) -> str:
+    """What closes every quote and bracket ``code`` leaves open, innermost first.
+
+    ``code`` is a statement cut short (a line being typed and its proposed rest): the text
+    that would end it where it stops, without the colon a compound header also needs.
+    """
+    opened, _, quote = _scan(code)
+    return (quote or "") + "".join(_PAIRS[c] for c in reversed(opened))
+
+
+def line_ending(line: str) -> str:
+    """What ends ``line`` (cut short, as typing leaves it): closers, then a header's colon."""
+    body = line.rstrip()
+    if not body or _is_header(body) and body.endswith(":"):
+        return ""
+    return closers(body) + (":" if _is_header(body) else "")
+
+
+def _is_header(body: str) -> bool:
+    return body.lstrip().split(" ")[0].rstrip(":") in _COMPOUND
 
 
 def _scan(body: str) -> tuple[list[str], list[int], str | None]:

@@ -27,7 +27,7 @@ from .canvas import sampler_for
 from .checks import fresh, merge_traces, python_ok, title
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
-from .repair import Unit, mechanical_repairs, units_from_errors
+from .repair import Unit, line_ending, mechanical_repairs, units_from_errors
 from .spans import KINDS, affected_spans, cursor_hole, repair_units
 from .syntax import Document, error_signature, new_errors, parse
 from .verify import passes
@@ -45,6 +45,11 @@ class RewriterConfig:
     # model: HumanEval single-line edit similarity 0.397 at 0.1 vs 0.377 at 0.9 with 2.8x
     # fewer forward passes; on multi-line spans 0.1 cost a point, so they keep 0.9.
     line_threshold: float | None = 0.1
+    # Re-mask rounds for one-line holes (None: ``rounds``): inline completions, asked at
+    # every pause in typing. Measured on 400 HumanEval lines half typed, the rest filled as
+    # inline completion does (6 steps, broken candidates closed mechanically, rounds
+    # batched): 0 / 1 / 2 rounds pass 6.5% / 7.75% / 7.75%, fill p95 253 / 303 / 379 ms.
+    line_rounds: int | None = 1
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     kinds: frozenset[str] = frozenset(KINDS)
     span_cap: int = 600  # max characters re-denoised for one edit
@@ -190,36 +195,52 @@ class Rewriter:
                 return [(0, len(middle))]  # blanks are no fill of a hole that wants text
             return self._new_error_ranges(baseline, prefix, middle, suffix, path)
 
+        if cfg.single_line and rounds is None and self.config.line_rounds is not None:
+            rounds = self.config.line_rounds
+        ending = None
+        if cfg.single_line and not suffix.split("\n", 1)[0].strip():
+            head = prefix[prefix.rfind("\n") + 1:]  # the span ends its line: it may close it
+
+            def ending(middle: str) -> str:
+                return line_ending(head + middle)
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
                                 cancel=cancel, on_step=on_step)
         return self._validate(prefix, suffix, fill, bad, cancel, on_step, cfg,
-                              self.config.rounds if rounds is None else rounds)
+                              self.config.rounds if rounds is None else rounds, ending)
 
     def _validate(self, prefix: str, suffix: str, fill: Fill,
                   bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
-                  on_step: OnStep, sampler: SamplerConfig | None, rounds: int) -> SpanResult:
-        """Keep the valid candidates; if there are none, re-mask them best first until one is.
+                  on_step: OnStep, sampler: SamplerConfig | None, rounds: int,
+                  ending: Callable[[str], str] | None = None) -> SpanResult:
+        """Keep the valid candidates; if there are none, re-mask them until one is.
 
-        A fill holds one candidate per starting length; rounds on all of them cost several
-        times a fill, and a valid candidate already answers the span.
+        A fill holds one candidate per starting length. A valid one already answers the span;
+        otherwise each round re-masks every broken candidate at its new errors and denoises
+        them as one batch (one by one, rounds cost several fills each). With ``ending`` (a
+        span that ends a line), a candidate that leaves brackets, a quote or a header's colon
+        open is first tried closed: that costs a parse, not a model pass. Closed texts carry
+        no score (the fill scored them open).
         """
         traces = [fill.trace.as_dict()]
-        checks = [bad(c) for c in fill.texts]
-        good = [c for c, r in zip(fill.texts, checks, strict=True) if r is None]
-        for k, cand in enumerate(fill.texts):
+
+        def check(text: str) -> tuple[str, list[tuple[int, int]] | None]:
+            ranges = bad(text)
+            end = ending(text) if ending is not None and ranges is not None else ""
+            return (text + end, None) if end and bad(text + end) is None else (text, ranges)
+
+        checked = [check(c) for c in fill.texts]
+        good = [c for c, r in checked if r is None]
+        # every broken candidate, best first, re-masked at its errors; a round is one batch
+        work = [(tokens, r) for tokens, (_, r) in zip(fill.tokens, checked, strict=True)]
+        for _ in range(rounds if not good else 0):
+            refill = self.engine.refill_each(prefix, suffix, work, sampler=sampler,
+                                             cancel=cancel, on_step=on_step)
+            traces.append(refill.trace.as_dict())
+            checked = [check(c) for c in refill.texts]
+            good = [c for c, r in checked if r is None]
             if good:
                 break
-            tokens, middle, ranges = fill.tokens[k], cand, checks[k]
-            for _ in range(rounds):  # each round's result is checked; none is wasted
-                if ranges is None:
-                    break
-                refill = self.engine.refill(prefix, suffix, tokens, ranges, sampler=sampler,
-                                            cancel=cancel, on_step=on_step)
-                traces.append(refill.trace.as_dict())
-                tokens, middle = refill.tokens[0], refill.text
-                ranges = bad(middle)
-            if ranges is None:
-                good.append(middle)
+            work = [(tokens, r) for tokens, (_, r) in zip(refill.tokens, checked, strict=True)]
         if not good:
             return SpanResult(None, "every candidate added a syntax error", merge_traces(traces))
         known = dict(zip(fill.texts, fill.scores, strict=False))  # no scores: unranked

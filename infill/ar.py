@@ -10,6 +10,7 @@ forward passes for any number of candidates.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,13 +25,21 @@ from .tokenizer import Tokenizer
 
 
 class ARModel:
-    """An AR-FIM checkpoint with its tokenizer and training window."""
+    """An AR-FIM checkpoint with its tokenizer and training window.
+
+    As the ranker it scores one span's candidates more than once (the fill's, then
+    mechanical or re-masked ones), so the last few prefilled contexts are kept: a second
+    scoring costs only the candidates' pass.
+    """
+
+    recent = 4  # contexts kept; each is a few MB of keys and values
 
     def __init__(self, model: Transformer, tokenizer: Tokenizer, window: int = 320,
                  name: str = "ar") -> None:
         if model.cfg.attention != "causal":
             raise ValueError("this checkpoint is a denoiser, not an autoregressive model")
         self.model, self.tokenizer, self.window, self.name = model, tokenizer, window, name
+        self._prefilled: OrderedDict[tuple[int, ...], tuple[Tensor, KVCache]] = OrderedDict()
 
 
 def load_ar(directory: Path, dtype: torch.dtype = torch.float32) -> ARModel:
@@ -47,14 +56,23 @@ def _prefill(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int
 
     Returns the logits at ``<mid>`` (1, 1, V) — only the next token is wanted, and the
     vocabulary projection at every context position would be a tenth of the pass — its
-    keys/values, and a trace holding that one pass.
+    keys/values, and a trace holding that one pass (none when the context was cached; the
+    keys/values are never written to: a step concatenates new tensors).
     """
     sp = ar.tokenizer.special
     p, s = fit_context(prefix, suffix, max(0, ar.window - max_new - 3))
-    ids = torch.tensor([[sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]])  # (1, T)
+    key = (sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle)
+    if key in ar._prefilled:
+        ar._prefilled.move_to_end(key)
+        logits, kv = ar._prefilled[key]
+        return logits, kv, Trace(tokens_processed=0)
+    ids = torch.tensor([key])  # (1, T)
     last = torch.zeros_like(ids, dtype=torch.bool)
     last[0, -1] = True
     logits, kv = ar.model(ids, causal=True, select=last)  # (1, V)
+    ar._prefilled[key] = logits[None], kv
+    if len(ar._prefilled) > ar.recent:
+        ar._prefilled.popitem(last=False)
     return logits[None], kv, Trace(forward_passes=1, tokens_processed=ids.shape[1])
 
 
@@ -66,7 +84,7 @@ def ar_generate(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int 
     sp = ar.tokenizer.special
     logits, kv, trace = _prefill(ar, prefix, suffix, max_new)
     banned = [t for t in sp.all() if t != sp.eos]
-    pos, out = trace.tokens_processed, []
+    pos, out = kv[0][0].shape[2], []  # (B, H, T, D) keys: T context positions
     for _ in range(max_new):
         if cancel is not None and cancel():
             raise Cancelled
@@ -105,7 +123,7 @@ def ar_score(ar: ARModel, prefix: list[int], suffix: list[int], middles: list[li
         ids[i, :len(r)], valid[i, :len(r)] = torch.tensor(r), True
     pred = logits[:, -1:].float().expand(len(rows), 1, -1)  # (B, 1, V): the first token
     if L > 1:
-        out, _ = ar.model(ids[:, :-1], causal=True, past=kv, pos=trace.tokens_processed)
+        out, _ = ar.model(ids[:, :-1], causal=True, past=kv, pos=kv[0][0].shape[2])
         pred = torch.cat([pred, out.float()], dim=1)  # (B, L, V)
         trace.forward_passes += 1
         trace.tokens_processed += len(rows) * (L - 1)

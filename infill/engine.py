@@ -109,13 +109,40 @@ class Engine:
                *, candidates: int = 1, sampler: SamplerConfig | None = None,
                cancel: Callable[[], bool] | None = None,
                on_step: Callable[[int, StepTrace], None] | None = None) -> Fill:
-        """Denoise again the tokens of an earlier fill that overlap ``reopen``.
+        """Denoise again the tokens of an earlier fill that overlap ``reopen``; ranked.
 
         ``reopen`` holds character ranges of that fill's text; every other token is kept.
         """
         if not self.is_diffusion:
             return self.fill(prefix, suffix, candidates=candidates, sampler=sampler,
                              cancel=cancel)
+        cfg = sampler or self.sampler
+        each = self.refill_each(prefix, suffix, [(tokens, reopen)] * candidates, sampler=cfg,
+                                cancel=cancel, on_step=on_step)
+        return self._ranked(self._encode(prefix), self._encode(suffix), each.tokens,
+                            each.trace, cfg)
+
+    def refill_each(self, prefix: str, suffix: str,
+                    fills: list[tuple[list[int], list[tuple[int, int]]]], *,
+                    sampler: SamplerConfig | None = None,
+                    cancel: Callable[[], bool] | None = None,
+                    on_step: Callable[[int, StepTrace], None] | None = None) -> Fill:
+        """``refill`` for several earlier fills of one span as one batch, in their order.
+
+        Nothing is ranked or merged: result ``i`` is fill ``i`` re-denoised, so the caller
+        can check each against what was wrong with it.
+        """
+        if not self.is_diffusion:  # greedy decoding: a second fill would be the first again
+            f = self.fill(prefix, suffix, sampler=sampler, cancel=cancel)
+            return Fill(f.texts[:1] * len(fills), f.tokens[:1] * len(fills), f.trace)
+        canvases = [self._reopened(tokens, reopen) for tokens, reopen in fills]
+        rows, trace = generate(self.backend, self._encode(prefix), self._encode(suffix),
+                               sampler or self.sampler, init_canvases=canvases, cancel=cancel,
+                               on_step=on_step)
+        return Fill([self.tokenizer.decode(r) for r in rows], rows, trace)
+
+    def _reopened(self, tokens: list[int], reopen: list[tuple[int, int]]) -> list[int]:
+        """``tokens`` as a canvas with those overlapping the character ranges masked again."""
         mask = self.tokenizer.special.mask
         canvas, pos = [], 0
         for i, t in enumerate(tokens):
@@ -126,11 +153,7 @@ class Engine:
             pos = end
         if mask not in canvas:
             canvas.append(mask)
-        cfg = sampler or self.sampler
-        p, s = self._encode(prefix), self._encode(suffix)
-        rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
-                               init_canvas=canvas, cancel=cancel, on_step=on_step)
-        return self._ranked(p, s, rows, trace, cfg)
+        return canvas
 
     @torch.no_grad()
     def score(self, prefix: str, suffix: str, middles: list[str],

@@ -34,7 +34,7 @@ class SamplerConfig:
     max_length: int = 96  # a canvas never grows past this
     threshold: float | None = 0.9  # commit every masked position this confident; None: fixed k
     tokens_per_step: int = 1  # commits per step when threshold is None
-    max_steps: int = 256
+    max_steps: int = 256  # the last step commits every position still masked
     temperature: float = 0.0  # 0: deterministic (argmax)
     delete_scale: float = 0.9  # deletes need more confidence: easy pads would empty the canvas
     max_resizes: int = 24  # expand + delete commits per canvas; then its length is fixed
@@ -92,7 +92,7 @@ class Trace:
 @torch.no_grad()
 def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: SamplerConfig,
              *, candidates: int = 1, oracle_length: int | None = None,
-             init_canvas: list[int] | None = None,
+             init_canvases: list[list[int]] | None = None,
              cancel: Callable[[], bool] | None = None,
              on_step: Callable[[int, StepTrace], None] | None = None,
              ) -> tuple[list[list[int]], Trace]:
@@ -103,13 +103,14 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
     ``cfg.lengths`` in turn, ``max(candidates, len(cfg.lengths))`` rows, or ``init_length``
     doubling when it is empty. Rows are not ranked here (the engine does it). A row whose
     canvas is decided leaves the batch, so short rows cost only their own steps.
-    ``init_canvas`` starts every candidate from a partly decided canvas (mask id = open), which
-    is how positions inside a new syntax error are re-masked and denoised again.
+    ``init_canvases`` start one row each from a partly decided canvas (mask id = open), which
+    is how positions inside new syntax errors are re-masked and denoised again: every broken
+    candidate of a span in one batch, so a round costs about one fill however many there are.
     """
     t0 = time.perf_counter()
     sp = denoiser.tokenizer.special
-    if init_canvas is not None:
-        lengths = [len(init_canvas)] * candidates
+    if init_canvases is not None:
+        lengths = [len(c) for c in init_canvases]
     elif oracle_length is not None:
         lengths = [max(oracle_length, 1)] * candidates
     elif cfg.lengths:
@@ -119,14 +120,15 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
         lengths = [min(cfg.max_length, cfg.init_length * 2 ** (i % 3)) for i in range(candidates)]
     ctx = denoiser.context(prefix, suffix, max(cfg.max_length, max(lengths)))
     trace = Trace(tokens_processed=ctx.tokens_processed)
-    rows = [list(init_canvas) if init_canvas is not None else [sp.mask] * n for n in lengths]
+    rows = [list(c) for c in init_canvases] if init_canvases is not None \
+        else [[sp.mask] * n for n in lengths]
     gen = torch.Generator().manual_seed(cfg.seed)
     banned = torch.tensor([sp.pad, sp.bos, sp.eos, sp.mask, sp.fim_prefix, sp.fim_suffix,
                            sp.fim_middle]
                           + (denoiser.tokenizer.line_break_ids if cfg.single_line else []))
     remasks, resizes = 0, [0] * len(rows)
     direction = [0] * len(rows)  # -1 once a row shrank, +1 once it grew
-    for _ in range(cfg.max_steps):
+    for step_no in range(cfg.max_steps):
         active = [i for i, r in enumerate(rows) if sp.mask in r]  # rows still open
         if not active:
             break
@@ -159,7 +161,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
         for a, i in enumerate(active):
             r = rows[i]
             rows[i], st = _commit_row(r, pred[a], conf[a], probs[a], cfg, sp,
-                                      allow_remask=remasks < cfg.max_remasks)
+                                      allow_remask=remasks < cfg.max_remasks,
+                                      final=step_no == cfg.max_steps - 1)
             remasks += st.remasked
             resizes[i] += st.expanded + st.deleted
             if not direction[i] and (st.expanded or st.deleted):
@@ -177,8 +180,12 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
 
 
 def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: SamplerConfig,
-                sp, allow_remask: bool) -> tuple[list[int], StepTrace]:
-    """Commit this step's choices in one row; returns the new row and what happened."""
+                sp, allow_remask: bool, final: bool = False) -> tuple[list[int], StepTrace]:
+    """Commit this step's choices in one row; returns the new row and what happened.
+
+    On the ``final`` step every masked position commits and none grows: the step budget is
+    spent, and a mask left open would vanish from the text.
+    """
     n = len(row)
     masked = torch.tensor([t == sp.mask for t in row])
     st = StepTrace(0, 0, 0, 0)
@@ -189,7 +196,9 @@ def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: 
     score[p == sp.delete] *= cfg.delete_scale
     score[p == sp.expand] *= 1.0 if n < cfg.max_length else 0.0
     score[~masked] = -1.0
-    if cfg.threshold is not None:
+    if final:
+        chosen = masked
+    elif cfg.threshold is not None:
         chosen = (score >= cfg.threshold) & masked
         if not chosen.any():
             chosen[score.argmax()] = True
@@ -209,7 +218,7 @@ def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: 
                 st.deleted += 1
                 continue
             if choice == sp.expand:
-                if room > 0:
+                if room > 0 and not final:
                     out += [sp.mask, sp.mask]
                     room -= 1
                     st.expanded += 1

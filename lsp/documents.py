@@ -63,6 +63,8 @@ class DocState:
         self.timer: asyncio.TimerHandle | None = None
         self.task: asyncio.Future[None] | None = None
         self.asking = 0  # inline completions waiting for or using the model
+        self._quiet = asyncio.Event()  # set while no inline completion is asked
+        self._quiet.set()
         self.refused = False  # the buffer is binary, huge or undecodable (the user was told)
 
     def stale(self, version: int) -> CancelCheck:
@@ -80,10 +82,17 @@ class DocState:
     def ask(self) -> Iterator[None]:
         """Mark an interactive request (an inline completion) as waiting for the model."""
         self.asking += 1
+        self._quiet.clear()
         try:
             yield
         finally:
             self.asking -= 1
+            if not self.asking:
+                self._quiet.set()
+
+    async def quiet(self) -> None:
+        """Wait until no inline completion is asked for: background work goes after them."""
+        await self._quiet.wait()
 
     def settle(self, text: str, version: int) -> None:
         """Take ``text`` as the base the next edit is diffed against."""

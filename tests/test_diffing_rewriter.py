@@ -196,6 +196,18 @@ def test_a_valid_candidate_spares_the_broken_ones_their_remask_rounds(engine):
     assert res.text == "items" and res.trace["calls"] == 1
 
 
+def test_a_remask_round_denoises_every_broken_candidate_as_one_batch(engine):
+    """Two different broken candidates, two rounds: each round is one batched refill, so the
+    span costs three sampler calls, not five."""
+    tok = engine.tokenizer
+    paren = tok.encode("(")
+    rw = Rewriter(Engine(TwoMinds(tok, paren[0])),
+                  RewriterConfig(rounds=2, sampler=SamplerConfig(lengths=(3, 1))))
+    start = SRC.index("items\n")
+    res = rw.denoise_span(SRC, start, start + 5, "t.py")
+    assert res.text is None and res.trace["calls"] == 3
+
+
 def test_the_fills_own_ranking_is_not_paid_for_twice(engine, monkeypatch):
     """A fill ranks its candidates (an AR pass over the file); choosing among them reuses those
     scores, and only candidates the fill did not rank (mechanical, re-masked) are scored."""
@@ -217,3 +229,20 @@ def test_the_fills_own_ranking_is_not_paid_for_twice(engine, monkeypatch):
     Rewriter(engine).fill_at(text, text.index("???"), "x.py")
     assert len(ranked) > 1
     assert not ranked & set(rescored)
+
+
+@pytest.mark.parametrize(("typed", "model", "line"), [
+    ("    return ", "sorted(xs", "    return sorted(xs)"),
+    ("    while ", "len(xs) > 0", "    while len(xs) > 0:"),
+    ("    print('", "popping", "    print('popping')"),
+])
+def test_a_line_the_model_leaves_open_is_closed_without_a_model_pass(engine, typed, model,
+                                                                     line):
+    """The rest of a line that leaves brackets, a quote or a header's colon open is closed
+    mechanically: the answer costs one fill, no re-mask round."""
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode(model))), RewriterConfig(line_rounds=2))
+    text = f"def f(xs):\n{typed}\n        xs.pop()\n    return xs\n"
+    p = rw.fill_at(text, len("def f(xs):\n") + len(typed), "t.py")
+    assert p is not None and p.text == f"def f(xs):\n{line}\n        xs.pop()\n    return xs\n"
+    assert p.trace["calls"] == 1

@@ -35,6 +35,11 @@ def test_scores_equal_a_plain_causal_pass(ar):
         logp = torch.log_softmax(logits[0, len(ctx) - 1:-1].float(), dim=-1)
         want = logp.gather(1, torch.tensor(m + [sp.eos])[:, None]).sum()
         assert got == pytest.approx(float(want), abs=1e-3)
+    # scored again (re-masked or mechanical candidates of the same span): the context's
+    # keys and values are reused, only the candidates' pass runs, and the numbers agree
+    again, trace = ar_score(ar, p, s, middles[::-1])
+    assert trace.forward_passes == 1
+    assert again == pytest.approx(scores[::-1], abs=1e-3)
 
 
 def test_engine_ranks_its_candidates_best_first():

@@ -79,6 +79,21 @@ def test_one_row_per_starting_length_and_decided_rows_leave_the_batch(tok):
     assert trace.forward_passes == len(backend.batch_sizes) > 2
 
 
+def test_the_last_step_of_the_budget_commits_every_open_position(tok):
+    target = tok.encode("total = total + value * weight")
+    one_at_a_time = SamplerConfig(threshold=None, tokens_per_step=1, lengths=(),
+                                  init_length=len(target), max_steps=3)
+    ids, trace = generate(Scripted(tok, target), [], [], one_at_a_time)
+    assert ids[0] == target  # no position left masked (and so dropped from the text)
+    assert trace.forward_passes == 3
+    assert [s.committed for s in trace.steps] == [1, 1, len(target) - 2]
+    # a canvas that still wants to grow can't on the last step: it commits text instead
+    short = SamplerConfig(lengths=(), init_length=3, max_steps=1)
+    ids, trace = generate(Scripted(tok, target), [], [], short)
+    assert len(ids[0]) == 3 and ids[0][:2] == target[:2]
+    assert trace.steps[0].expanded == 0
+
+
 def test_bad_sampler_arguments_raise_value_error():
     with pytest.raises(ValueError):
         SamplerConfig(init_length=0)
