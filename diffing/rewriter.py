@@ -151,6 +151,14 @@ class Rewriter:
         p = self._propose_spans(text, [span], "hole", path, cancel, on_step)
         return self._verified(p, text, path)
 
+    def prepare_at(self, text: str, cursor: int, path: str | None = None) -> None:
+        """Have the engine compute ahead what ``fill_at(text, cursor)`` will start from."""
+        if not 0 <= cursor <= len(text):
+            raise ValueError(f"cursor {cursor} outside a text of {len(text)} characters")
+        span = cursor_hole(text, cursor, self.config.marker)
+        self.engine.prepare(text[:span.start], text[span.end:],
+                            self._sampler_for(span, text, span.start, span.end))
+
     def fill_holes(self, text: str, path: str | None = None, cancel: Cancel = None,
                    on_step: OnStep = None) -> tuple[Proposal | None, list[SpanResult]]:
         """Fill every marker left to right; each fill sees the ones before it.

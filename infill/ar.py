@@ -50,7 +50,8 @@ def load_ar(directory: Path, dtype: torch.dtype = torch.float32) -> ARModel:
     return ARModel(model, Tokenizer.load(directory), training_window(directory), directory.name)
 
 
-def _prefill(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int
+@torch.no_grad()
+def prefill(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int
              ) -> tuple[Tensor, KVCache, Trace]:
     """Run ``<pre> prefix <suf> suffix <mid>`` (cut to leave ``max_new`` tokens of room).
 
@@ -82,7 +83,7 @@ def ar_generate(ar: ARModel, prefix: list[int], suffix: list[int], max_new: int 
     """Greedy middle for ``prefix``/``suffix``; stops at ``<eos>`` or ``max_new`` tokens."""
     t0 = time.perf_counter()
     sp = ar.tokenizer.special
-    logits, kv, trace = _prefill(ar, prefix, suffix, max_new)
+    logits, kv, trace = prefill(ar, prefix, suffix, max_new)
     banned = [t for t in sp.all() if t != sp.eos]
     pos, out = kv[0][0].shape[2], []  # (B, H, T, D) keys: T context positions
     for _ in range(max_new):
@@ -114,7 +115,7 @@ def ar_score(ar: ARModel, prefix: list[int], suffix: list[int], middles: list[li
     """
     t0 = time.perf_counter()
     sp = ar.tokenizer.special
-    logits, kv, trace = _prefill(ar, prefix, suffix, max_new)
+    logits, kv, trace = prefill(ar, prefix, suffix, max_new)
     rows = [list(m) + [sp.eos] for m in middles]
     L = max(len(r) for r in rows)
     ids = torch.full((len(rows), L), sp.eos, dtype=torch.long)  # (B, L)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from .ar import ARModel, ar_generate, ar_score, load_ar
+from .ar import ARModel, ar_generate, ar_score, load_ar, prefill
 from .denoiser import Denoiser, load_denoiser
 from .hf import checkpoint_kind, load_hf_denoiser
 from .precision import compute_dtype
@@ -86,6 +86,20 @@ class Engine:
         rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
                                oracle_length=oracle_length, cancel=cancel, on_step=on_step)
         return self._ranked(p, s, rows, trace, cfg)
+
+    @torch.no_grad()
+    def prepare(self, prefix: str, suffix: str, sampler: SamplerConfig | None = None) -> None:
+        """Run now what a fill of this span does first, so that the fill finds it cached.
+
+        That is the context prefill of the denoiser and of the ranker (about a third of a
+        one-line fill): an editor can have it done while it waits for typing to pause.
+        """
+        cfg = sampler or self.sampler
+        p, s = self._encode(prefix), self._encode(suffix)
+        if self.is_diffusion:  # the canvas room a fill asks for (``generate``)
+            self.backend.context(p, s, cfg.max_length)
+        if self.ranker is not None:
+            prefill(self.ranker, p, s, cfg.max_length)
 
     def _ranked(self, prefix: list[int], suffix: list[int], rows: list[list[int]],
                 trace: Trace, cfg: SamplerConfig) -> Fill:

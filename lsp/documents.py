@@ -170,6 +170,18 @@ class Documents:
         a = state.analysis
         return a if a is not None and a.version == state.version else None
 
+    async def prepare(self, work: Callable[[], object], stale: CancelCheck) -> None:
+        """Run short preparatory ``work`` on the model thread unless it is stale by then.
+
+        It only fills caches the next job reads (a context prefill, tens of ms), so it takes
+        no cancel check and nobody needs its result.
+        """
+        def job() -> None:
+            if not stale():
+                work()
+
+        await asyncio.get_running_loop().run_in_executor(self.executor, job)
+
     async def run(self, work: Callable[[CancelCheck], T], stale: CancelCheck) -> T | None:
         """Run ``work(cancel)`` on the model thread; None when it was cancelled as stale.
 

@@ -227,9 +227,13 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
     try:
         with state.ask():
             if params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic:
-                # Typed, not asked for: another key may follow, and a fill costs the model
-                # thread ~100 ms before its first cancel check, so wait for a pause.
-                await asyncio.sleep(ls.settings.debounce_ms / 1000)
+                # Typed, not asked for: another key may follow, so the fill waits for a pause
+                # (its first step comes after a prefill the cancel check can't stop); the
+                # model thread computes that prefill meanwhile, which the fill then reuses.
+                await asyncio.gather(asyncio.sleep(ls.settings.debounce_ms / 1000),
+                                     ls.docs.prepare(lambda: rw.prepare_at(text, cursor,
+                                                                           state.path),
+                                                     state.stale(v)))
             p = await ls.docs.run(lambda cancel: rw.fill_at(
                 text, cursor, state.path, cancel=cancel, on_step=live.on_step), state.stale(v))
     finally:

@@ -193,3 +193,18 @@ def test_a_repeated_context_is_not_run_through_the_model_again():
     assert again.texts == first.texts
     ctx_tokens = len(engine.tokenizer.encode(prefix)) + len(engine.tokenizer.encode(suffix)) + 2
     assert first.trace.tokens_processed - again.trace.tokens_processed == ctx_tokens
+
+
+def test_prepare_computes_ahead_what_a_fill_starts_from():
+    """``prepare`` (run while an editor waits for typing to pause) leaves both models'
+    context prefills cached: the fill then gives the same candidates without them."""
+    prefix, suffix = "import os\n\n\ndef home():\n    path = ", "\n    return path\n"
+    cold = load_engine(BUNDLED).fill(prefix, suffix)
+    engine = load_engine(BUNDLED)
+    engine.prepare(prefix, suffix)
+    warm = engine.fill(prefix, suffix)
+    assert warm.texts == cold.texts and len(cold.texts) > 1  # ranked: the AR ranker ran
+    assert warm.trace.forward_passes == cold.trace.forward_passes - 1  # the ranker's prefill
+    n = len(engine.tokenizer.encode(prefix)) + len(engine.tokenizer.encode(suffix))
+    # the denoiser's <pre> p <suf> s and the ranker's <pre> p <suf> s <mid>
+    assert cold.trace.tokens_processed - warm.trace.tokens_processed == (n + 2) + (n + 3)
