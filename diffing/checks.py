@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 from .edits import line_starts
 
@@ -24,11 +25,12 @@ def fresh(keys: list, pool: list) -> list:
     return out
 
 
+@lru_cache(maxsize=16)
 def python_ok(text: str, path: str | None, after: int | None) -> bool:
     """Whether Python's own parser accepts ``text`` (or first complains past ``after``).
 
     Tree-sitter is more lenient than CPython in places; a Python proposal must satisfy both.
-    Non-Python files pass.
+    Non-Python files pass. Cached: one fill asks about the same whole file more than once.
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return True

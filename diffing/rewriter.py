@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace
 
-from .canvas import sampler_for
+from .canvas import LINE_ROUND_STEPS, sampler_for
 from .checks import fresh, merge_traces, python_ok, title
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
@@ -203,8 +203,11 @@ class Rewriter:
                 return [(0, len(middle))]  # blanks are no fill of a hole that wants text
             return self._new_error_ranges(baseline, prefix, middle, suffix, path)
 
-        if cfg.single_line and rounds is None and self.config.line_rounds is not None:
-            rounds = self.config.line_rounds
+        round_cfg = cfg
+        if cfg.single_line:  # a one-line re-mask round repairs a few tokens: a smaller budget
+            round_cfg = replace(cfg, max_steps=min(cfg.max_steps, LINE_ROUND_STEPS))
+            if rounds is None and self.config.line_rounds is not None:
+                rounds = self.config.line_rounds
         ending = None
         if cfg.single_line and not suffix.split("\n", 1)[0].strip():
             head = prefix[prefix.rfind("\n") + 1:]  # the span ends its line: it may close it
@@ -213,7 +216,7 @@ class Rewriter:
                 return line_ending(head + middle)
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
                                 cancel=cancel, on_step=on_step)
-        return self._validate(prefix, suffix, fill, bad, cancel, on_step, cfg,
+        return self._validate(prefix, suffix, fill, bad, cancel, on_step, round_cfg,
                               self.config.rounds if rounds is None else rounds, ending)
 
     def _validate(self, prefix: str, suffix: str, fill: Fill,
