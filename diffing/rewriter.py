@@ -191,7 +191,9 @@ class Rewriter:
 
         Candidates with new errors get the tokens inside those errors re-masked and denoised
         again, for ``rounds`` (default ``config.rounds``) rounds; a candidate that still breaks
-        the file is dropped.
+        the file is dropped. A one-line span (an inline completion) gets ``config.line_rounds``
+        rounds of at most ``LINE_ROUND_STEPS`` steps, and one that ends its line may first be
+        closed mechanically.
         """
         prefix, suffix = text[:start], text[end:]
         baseline = before if before is not None else parse(text, path)
