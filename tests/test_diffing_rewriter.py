@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from scripted import Scripted
 
+from remask.diffing.canvas import LINE_ROUND_STEPS
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.diffing.spans import find_change
@@ -246,3 +247,20 @@ def test_a_line_the_model_leaves_open_is_closed_without_a_model_pass(engine, typ
     p = rw.fill_at(text, len("def f(xs):\n") + len(typed), "t.py")
     assert p is not None and p.text == f"def f(xs):\n{line}\n        xs.pop()\n    return xs\n"
     assert p.trace["calls"] == 1
+
+
+def test_a_one_line_hole_gets_its_own_round_count_and_a_short_round_budget(engine):
+    """A one-line span (an inline completion) gets ``line_rounds`` re-mask rounds, not
+    ``rounds``, and each round ends within ``LINE_ROUND_STEPS`` steps."""
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode(") ] ) ] ) ]"))),
+                  RewriterConfig(rounds=3, line_rounds=1))
+    one_a_step = SamplerConfig(threshold=None, tokens_per_step=1, lengths=(8,),
+                               single_line=True)
+    steps: list[int] = []
+    start = SRC.index("items\n")
+    res = rw.denoise_span(SRC, start, start + 5, "t.py", sampler=one_a_step,
+                          on_step=lambda i, _: steps.append(i))
+    assert res.text is None and res.trace["calls"] == 2  # the fill, then one round
+    round_steps = steps[steps.index(1, 1):]  # step numbers restart with the round
+    assert max(round_steps) <= LINE_ROUND_STEPS < max(steps[:steps.index(1, 1)])

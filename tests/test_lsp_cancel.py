@@ -90,3 +90,20 @@ def test_a_request_cancelled_before_it_ran_leaves_no_stamp():
     assert list(state.inline_arrivals.items()) == [("a", 3), ("b", 4)]
     server.protocol._handle_cancel_notification("a")  # its handler never ran
     assert list(state.inline_arrivals.items()) == [("b", 4)]
+
+
+def test_the_analysis_of_an_edit_waits_while_an_inline_completion_is_asked():
+    """Mapping spans runs beside the model thread: while a fill the user waits for is asked,
+    the debounced analysis waits, and goes on once the fill is done."""
+    from remask.lsp.server import analyze, server
+
+    async def scenario() -> None:
+        state = server.docs.open(URI, None, TEXT, 1)
+        with state.ask():
+            task = asyncio.ensure_future(analyze(state))
+            await asyncio.sleep(0.05)
+            assert not task.done()  # held back while the completion is asked
+            server.docs.close(URI)  # (so the analysis, once let go, has nothing to do)
+        await asyncio.wait_for(task, 5)
+
+    asyncio.run(scenario())
