@@ -2,8 +2,10 @@
 
 The corpus is the interpreter's standard library (PSF) plus the site-packages listed in
 ``allowlist.toml`` whose installed metadata confirms the listed licence. Files are
-deduplicated by content, must parse as Python 3, and a fixed 1% (by path hash) is held
-out for evaluation so held-out numbers are comparable across sessions and machines.
+deduplicated by content and by function (a file made mostly of functions already seen,
+up to renaming, is left out: transformers copies a model's code into the next one under a new
+name), must parse as Python 3, and a fixed 1% (by path hash) is held out for evaluation so
+held-out numbers are comparable across sessions and machines.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import ast
 import hashlib
 import importlib.metadata
 import importlib.util
+import io
 import json
+import re
 import sysconfig
 import tomllib
 from collections.abc import Iterator
@@ -25,6 +29,10 @@ ALLOWLIST = Path(__file__).with_name("allowlist.toml")
 MAX_FILE_BYTES = 400_000
 MAX_MEAN_LINE = 120  # generated or minified code has long lines; it teaches little
 HELDOUT_PERCENT = 1
+MAX_SEEN_SHARE = 0.5  # a file whose function bytes are mostly copies teaches little new
+MIN_FUNCTION_BYTES = 300  # shorter functions look alike once renamed without being copies
+_COMMENT = re.compile(r"#[^\n]*")
+_NAME = re.compile(r"[A-Za-z_]\w*")
 _LICENCE_FAMILIES = ("MIT", "BSD", "Apache", "PSF")
 
 
@@ -44,7 +52,8 @@ class Source:
 
 
 def _licence_family(text: str) -> set[str]:
-    return {fam for fam in _LICENCE_FAMILIES if fam.lower() in text.lower()}
+    text = text.lower().replace("python software foundation", "psf")
+    return {fam for fam in _LICENCE_FAMILIES if fam.lower() in text}
 
 
 def load_allowlist(path: Path = ALLOWLIST) -> dict:
@@ -104,6 +113,48 @@ def _skip_reason(path: Path, data: bytes) -> str | None:
     return None
 
 
+def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Module-level functions and methods (not the functions nested inside them)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        for node in getattr(stack.pop(), "body", []):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield node
+            elif isinstance(node, ast.ClassDef):
+                stack.append(node)
+
+
+def function_key(source: str) -> bytes:
+    """A digest equal for two functions that differ only in comments, layout and names.
+
+    Names are numbered by first appearance, so a copy renamed consistently (``BertLayer`` →
+    ``RobertaLayer`` everywhere) hashes like its original.
+    """
+    numbers: dict[str, str] = {}
+    body = _NAME.sub(lambda m: numbers.setdefault(m.group(), f"n{len(numbers)}"),
+                     _COMMENT.sub("", source))
+    return hashlib.sha1(" ".join(body.split()).encode()).digest()
+
+
+def function_keys(text: str) -> dict[bytes, int]:
+    """The `function_key` of each function of at least MIN_FUNCTION_BYTES, with its size."""
+    lines = io.StringIO(text, newline="").readlines()  # the line breaks ast counts
+    keys: dict[bytes, int] = {}
+    for node in _functions(ast.parse(text)):
+        source = "".join(lines[node.lineno - 1:node.end_lineno])
+        if len(source) < MIN_FUNCTION_BYTES:
+            continue
+        key = function_key(source)
+        keys[key] = keys.get(key, 0) + len(source)
+    return keys
+
+
+def seen_share(keys: dict[bytes, int], seen: set[bytes]) -> float:
+    """The share of a file's function bytes that are copies of functions in ``seen``."""
+    total = sum(keys.values())
+    return sum(n for k, n in keys.items() if k in seen) / total if total else 0.0
+
+
 def iter_files(source: Source, skip_dirs: list[str]) -> Iterator[Path]:
     for path in sorted(source.root.rglob("*.py")):
         rel = path.relative_to(source.root).as_posix()
@@ -125,6 +176,7 @@ def build_corpus(out: Path, allow: dict | None = None, log=print) -> dict:
         log(f"skip {note}")
     out.mkdir(parents=True, exist_ok=True)
     seen: set[bytes] = set()
+    seen_functions: set[bytes] = set()
     splits = {"train": [], "heldout": []}
     for src in sources:
         for path in iter_files(src, allow.get("skip_dirs", [])):
@@ -133,10 +185,14 @@ def build_corpus(out: Path, allow: dict | None = None, log=print) -> dict:
             digest = hashlib.sha256(data).digest()
             if reason is None and digest in seen:
                 reason = "duplicate"
+            keys = function_keys(data.decode()) if reason is None else {}
+            if reason is None and seen_share(keys, seen_functions) > MAX_SEEN_SHARE:
+                reason = "copied functions"
             if reason:
                 src.skipped[reason] = src.skipped.get(reason, 0) + 1
                 continue
             seen.add(digest)
+            seen_functions.update(keys)
             rel = f"{src.name}/{path.relative_to(src.root).as_posix()}"
             splits["heldout" if is_heldout(rel) else "train"].append((rel, data, src))
             src.files += 1

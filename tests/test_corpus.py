@@ -3,12 +3,16 @@
 from pathlib import Path
 
 from remask.infill.corpus import (
+    MIN_FUNCTION_BYTES,
     _licence_family,
     _skip_reason,
     find_sources,
+    function_key,
+    function_keys,
     is_heldout,
     iter_files,
     load_allowlist,
+    seen_share,
 )
 
 
@@ -61,3 +65,32 @@ def test_files_that_teach_nothing_are_skipped():
     assert _skip_reason(p, b"x = '" + b"a" * 500 + b"'\n") == "long lines"
     assert _skip_reason(p, b"  \n") == "empty"
     assert _skip_reason(p, b"def f(x):\n    return x\n") is None
+
+
+def test_a_renamed_copy_of_a_function_has_the_functions_key():
+    body = "    total = 0\n" + "".join(f"    total += {name}.size * {i}  # part {i}\n"
+                                       for i, name in enumerate(["layer"] * 12))
+    bert = f"def bert_layer(layer):\n{body}    return total\n"
+    roberta = bert.replace("bert_layer", "roberta_layer").replace("# part", "# piece")
+    other = bert.replace("total += ", "total -= ")
+    assert len(bert) >= MIN_FUNCTION_BYTES
+    assert function_key(bert) == function_key(roberta) != function_key(other)
+
+
+def test_a_file_made_mostly_of_copied_functions_is_seen_as_one():
+    big = "def {name}(x):\n" + "".join(f"    x = x * {i} + {i}\n" for i in range(20)) + \
+        "    return x\n"
+    original = big.format(name="bert") + big.format(name="bert_out").replace("*", "-")
+    copy = big.format(name="roberta") + "def tiny(x):\n    return x\n"
+    seen: set[bytes] = set(function_keys(original))
+    assert seen_share(function_keys(copy), seen) == 1.0  # the short function is not counted
+    fresh = big.format(name="gpt").replace("+", "//")
+    assert seen_share(function_keys(fresh), seen) == 0.0
+    methods = "class Roberta:\n" + "".join("    " + line + "\n"
+                                           for line in big.format(name="f").splitlines())
+    assert seen_share(function_keys(methods), seen) == 1.0  # methods are compared too
+
+
+def test_python_software_foundation_counts_as_psf():
+    assert _licence_family("License :: OSI Approved :: Python Software Foundation License") == {
+        "PSF"}
