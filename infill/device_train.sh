@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Train the bundled models further on a lent GPU machine, across one or two device calls.
 #
-#   infill/device_train.sh pack                  # here: corpus → .gpu/ (ignored; carried there)
+#   infill/device_train.sh pack [CORPUS]         # here: corpus → .gpu/ (ignored; carried there)
 #   infill/device_train.sh start MINUTES [STAY]  # there: launch diffusion + matched AR baseline
 #   infill/device_train.sh finish [DEADLINE]     # there: wait for both, export them into $OUT
 #
@@ -17,6 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/out}"
+corpus="${2:-${REMASK_HOME:-$HOME/.cache/remask}/corpus}"  # pack's source, read before the export
 export PYTHONPATH=/tmp/ns PYTHONUNBUFFERED=1 REMASK_HOME=/tmp/home COLUMNS=160
 names=(diffusion ar)
 
@@ -50,7 +51,7 @@ PY
 
 case "${1:-}" in
 pack)
-    src="${REMASK_HOME:-$HOME/.cache/remask}/corpus"
+    src="$corpus"
     grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
     mkdir -p .gpu/corpus
     for f in heldout.txt heldout.idx.npy train.idx.npy manifest.json tokenizer.json; do
