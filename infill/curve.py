@@ -17,6 +17,12 @@ def load_curve(bundle: Path) -> list[dict]:
     return info.get("curve", [])
 
 
+def load_heldout_changes(bundle: Path) -> list[dict]:
+    """Points where the held-out set changed (a wider corpus): the curve is not one line there."""
+    info = json.loads((bundle / "training.json").read_text())
+    return info.get("heldout_changes", [])
+
+
 def load_history(history: Path | None) -> list[dict]:
     """The recorded benchmark rows that say how many tokens their model had seen."""
     if history is None or not history.is_file():
@@ -48,6 +54,10 @@ def plot(bundles: list[Path], out: Path, history: Path | None = None) -> None:
     for objective, points in sorted(seen.items()):
         xs, ys = zip(*sorted(set(points)), strict=True)
         ax.plot(xs, ys, marker=".", label=labels.get(objective, objective))
+    changes = {c["tokens"] for bundle in bundles for c in load_heldout_changes(bundle)}
+    for i, tokens in enumerate(sorted(changes)):
+        ax.axvline(tokens / 1e6, color="grey", linestyle=":",
+                   label="corpus widened: a new held-out set" if i == 0 else None)
     ax.set_xlabel("training tokens seen (millions, cumulative)")
     ax.set_ylabel("held-out middle cross-entropy (nats/token)")
     ax.set_title("remask bundled model: training curve")
