@@ -198,11 +198,14 @@ def test_a_repeated_context_is_not_run_through_the_model_again():
 def test_prepare_computes_ahead_what_a_fill_starts_from():
     """``prepare`` (run while an editor waits for typing to pause) leaves both models'
     context prefills cached: the fill then gives the same candidates without them."""
-    prefix, suffix = "import os\n\n\ndef home():\n    path = ", "\n    return path\n"
-    cold = load_engine(BUNDLED).fill(prefix, suffix)
+    prefix = "class Stack:\n    def __init__(self):\n        self.items = []\n\n" \
+        "    def push(self, item):\n        "
+    suffix = "\n\n    def pop(self):\n        return self.items.pop()\n"
+    wants_text = SamplerConfig(min_length=1)  # as a ``???`` hole: every row keeps a token
+    cold = load_engine(BUNDLED).fill(prefix, suffix, sampler=wants_text)
     engine = load_engine(BUNDLED)
-    engine.prepare(prefix, suffix)
-    warm = engine.fill(prefix, suffix)
+    engine.prepare(prefix, suffix, wants_text)
+    warm = engine.fill(prefix, suffix, sampler=wants_text)
     assert warm.texts == cold.texts and len(cold.texts) > 1  # ranked: the AR ranker ran
     assert warm.trace.forward_passes == cold.trace.forward_passes - 1  # the ranker's prefill
     n = len(engine.tokenizer.encode(prefix)) + len(engine.tokenizer.encode(suffix))
