@@ -44,16 +44,22 @@ def plot(bundles: list[Path], out: Path, history: Path | None = None) -> None:
     fig, axes = plt.subplots(1, 2 if scores else 1, figsize=(12 if scores else 7, 4),
                              dpi=110, sharex=True, squeeze=False)
     ax = axes[0][0]
-    seen: dict[str, list[tuple[float, float]]] = {}
+    seen: dict[str, dict[int, list[tuple[float, float]]]] = {}  # objective → segment → points
     for bundle in bundles:
+        cuts = [c["tokens"] for c in load_heldout_changes(bundle)]
         for point in load_curve(bundle):
-            seen.setdefault(point["objective"], []).append(
+            segment = sum(point["tokens"] > cut for cut in cuts)  # one line per held-out set
+            seen.setdefault(point["objective"], {}).setdefault(segment, []).append(
                 (point["tokens"] / 1e6, point["middle_ce"]))
     labels = {"ar": "AR-FIM (exact NLL of the middle)",
               "diffusion": "diffusion (1/t-weighted bound on the middle)"}
-    for objective, points in sorted(seen.items()):
-        xs, ys = zip(*sorted(set(points)), strict=True)
-        ax.plot(xs, ys, marker=".", label=labels.get(objective, objective))
+    for objective, segments in sorted(seen.items()):
+        color = None
+        for _, points in sorted(segments.items()):
+            xs, ys = zip(*sorted(set(points)), strict=True)
+            (line,) = ax.plot(xs, ys, marker=".", color=color,
+                              label=None if color else labels.get(objective, objective))
+            color = line.get_color()
     changes = {c["tokens"] for bundle in bundles for c in load_heldout_changes(bundle)}
     for i, tokens in enumerate(sorted(changes)):
         ax.axvline(tokens / 1e6, color="grey", linestyle=":",
