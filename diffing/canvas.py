@@ -13,6 +13,7 @@ from dataclasses import replace
 from remask.infill.sampler import SamplerConfig
 from remask.infill.tokenizer import Tokenizer
 
+from .checks import python_ok
 from .proposal import Span
 
 LINE_TOKENS = 8  # a canvas for the rest of one line: HumanEval's median line is ~7 tokens
@@ -30,7 +31,8 @@ LINE_ROUND_STEPS = 2
 
 
 def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, marker: str,
-                tokenizer: Tokenizer, line_threshold: float | None = None) -> SamplerConfig:
+                tokenizer: Tokenizer, line_threshold: float | None = None,
+                path: str | None = None) -> SamplerConfig:
     """Return ``base`` fitted to the span ``text[s:e]``.
 
     Tiny for a renamed reference, the old text's size plus a little for an argument list or
@@ -49,6 +51,10 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
         single = after_code and "\n" not in old
         if not single:
             return replace(base, min_length=1 if wants_text else 0)
+        if not wants_text:  # the rest of a line: empty only where the line is complete
+            line_end = text.find("\n", e)
+            wants_text = not python_ok(text[:s] + text[e:], path,
+                                       len(text) if line_end < 0 else line_end - (e - s))
         # starting lengths past a line's worth only add passes: on 164 single-line HumanEval
         # tasks the AR-ranked rows of 3-8 tokens passed as many (7.9%) as those of 3-16
         lengths = LINE_LENGTHS if base.lengths else ()

@@ -26,7 +26,7 @@ class Settings:
     model: str | None = None  # model directory; None: the bundled model (or --model)
     debounce_ms: int = 50  # quiet time after a change before spans are mapped and denoised
     commit_threshold: float = 0.9  # the sampler commits every masked token this confident
-    line_commit_threshold: float = 0.1  # the same for one-line holes (RewriterConfig says why)
+    line_commit_threshold: float = 0.5  # the same for one-line holes (RewriterConfig says why)
     span_cap: int = 600  # characters: longer spans are not offered
     candidates: int = 1  # canvases denoised per span
     kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on

@@ -28,9 +28,21 @@ def test_the_rest_of_a_line_after_code_is_one_short_line(tok):
     cfg = canvas_at(text, text.index(" \n") + 1, tok)
     assert cfg.single_line and cfg.init_length == LINE_TOKENS < BASE.init_length
     assert cfg.max_length == LINE_MAX < BASE.max_length
-    assert cfg.min_length == 0  # the line may already be complete
+    assert cfg.min_length == 1  # `y = x +` is no line yet: an empty rest is no answer
     # only a line's worth of starting lengths: longer rows add passes, not passes@1
     assert cfg.lengths and max(cfg.lengths) <= LINE_TOKENS < max(BASE.lengths)
+
+
+@pytest.mark.parametrize("typed, wants_text", [
+    ("    y = x", False),  # complete: the rest of the line may well be empty
+    ("    y = x +", True),
+    ("    for v in x", True),  # the colon is missing
+    ("    retur", False),  # parses as a bare name: Python cannot tell
+])
+def test_the_rest_of_a_line_may_be_empty_only_where_the_line_parses(tok, typed, wants_text):
+    text = f"def f(x):\n{typed}\n    return x\n"
+    cfg = canvas_at(text, text.index(typed) + len(typed), tok)
+    assert cfg.single_line and cfg.min_length == int(wants_text)
 
 
 @pytest.mark.parametrize("text, anchor", [

@@ -29,7 +29,7 @@ test("the contributed defaults reach the server unchanged and nothing client-sid
     model: null,
     debounceMs: 50,
     commitThreshold: 0.9,
-    lineCommitThreshold: 0.1,
+    lineCommitThreshold: 0.5,
     spanCap: 600,
     candidates: 1,
     kinds: ["repair", "rename", "signature", "hole", "dangling"],
