@@ -8,6 +8,7 @@ sessions. ``export`` writes the small fp16 bundle that ships with the package.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -165,6 +166,20 @@ def evaluate(model: Transformer, batches: list, objective: str) -> dict:
     return {"middle_ce": total / max(count, 1)}
 
 
+def heldout_id(corpus: Path) -> str:
+    """A fingerprint of the held-out set: curves compare only where it is the same."""
+    return hashlib.sha1((corpus / "heldout.txt").read_bytes()).hexdigest()[:12]
+
+
+def _heldout_changes(prior: dict, heldout: str) -> list[dict]:
+    """The init's held-out changes, plus one here if its curve was taken on another set."""
+    changes = list(prior.get("heldout_changes", []))
+    if prior.get("curve") and prior.get("heldout") not in (None, heldout):
+        changes.append({"tokens": prior.get("tokens_total", 0),
+                        "why": f"held-out set {prior['heldout']} -> {heldout} (another corpus)"})
+    return changes
+
+
 def heldout_batches(corpus: Path, tok: Tokenizer, cfg: TrainConfig, shift: bool) -> list:
     """A fixed held-out set (seeded), identical across runs, so curves are comparable."""
     held = Corpus(corpus, "heldout")
@@ -213,7 +228,9 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
             prior = {}
         state = {"step": 0, "tokens": 0, "tokens_before": prior.get("tokens_total", 0),
                  "curve": prior.get("curve", []), "config": _jsonable(asdict(cfg)),
-                 "init": str(init) if init else None, "seconds": 0.0}
+                 "init": str(init) if init else None, "seconds": 0.0,
+                 "heldout": heldout_id(corpus),
+                 "heldout_changes": _heldout_changes(prior, heldout_id(corpus))}
         if rank == 0:
             run.mkdir(parents=True, exist_ok=True)
             tok.save(run / "tokenizer.json")
@@ -329,7 +346,8 @@ def export(run: Path, out: Path, command: str, commit: str) -> dict:
             "tokens_this_run": state["tokens"], "steps": state["step"],
             "train_seconds": round(state["seconds"]), "curve": state["curve"],
             "config": state["config"], "init": state.get("init"),
-            "train_commands": state.get("commands", []), "command": command, "commit": commit}
+            "train_commands": state.get("commands", []), "command": command, "commit": commit,
+            "heldout": state.get("heldout"), "heldout_changes": state.get("heldout_changes", [])}
     (tmp / "training.json").write_text(json.dumps(info, indent=1) + "\n")
     if out.exists():
         shutil.rmtree(out)

@@ -158,3 +158,22 @@ def test_heldout_set_ignores_the_canvas_scheme(home):
     b = heldout_batches(home / "corpus", tok, free, shift=True)
     assert all(torch.equal(x.idx, y.idx) and torch.equal(x.targets, y.targets)
                for x, y in zip(a, b, strict=True))
+
+
+def test_a_curve_continued_on_another_heldout_set_records_the_change(home, tmp_path):
+    assert _train(home, "h1", "--max-tokens", "700") == 0
+    same = tmp_path / "same"
+    assert main(["train", "--home", str(home), "--name", "h1", "--export", str(same)]) == 0
+    info = json.loads((same / "training.json").read_text())
+    assert info["heldout"] and info["heldout_changes"] == []
+    other = tmp_path / "other"  # the same weights, as if trained beside another corpus
+    shutil.copytree(same, other)
+    (other / "training.json").write_text(json.dumps({**info, "heldout": "0" * 12}))
+    for init, run in ((same, "h2"), (other, "h3")):
+        assert _train(home, run, "--init", str(init), "--max-tokens", "700") == 0
+    assert json.loads((home / "runs" / "h2" / "state.json").read_text())["heldout_changes"] == []
+    out = tmp_path / "continued"
+    assert main(["train", "--home", str(home), "--name", "h3", "--export", str(out)]) == 0
+    (change,) = json.loads((out / "training.json").read_text())["heldout_changes"]
+    assert change["tokens"] == info["tokens_total"]
+    assert f"{'0' * 12} -> {info['heldout']}" in change["why"]
