@@ -259,8 +259,10 @@ class Rewriter:
         if not good:
             return SpanResult(None, "every candidate added a syntax error", merge_traces(traces))
         known = dict(zip(fill.texts, fill.scores, strict=False))  # no scores: unranked
-        return SpanResult(good[0], "ok", merge_traces(traces), list(dict.fromkeys(good)),
-                          {c: known[c] for c in good if c in known})
+        tidy = {c: _without_blank_line(c, suffix, bad) for c in good}
+        good = list(dict.fromkeys(tidy[c] for c in good))
+        return SpanResult(good[0], "ok", merge_traces(traces), good,
+                          {tidy[c]: known[c] for c in reversed(tidy) if c in known})
 
     def _new_error_ranges(self, baseline: Document, prefix: str, middle: str, suffix: str,
                           path: str | None) -> list[tuple[int, int]] | None:
@@ -451,6 +453,21 @@ class Rewriter:
                                trace={**p.trace, "verified": text == p.text and "top" or
                                       "alternative"})
         return None
+
+
+def _without_blank_line(middle: str, suffix: str,
+                        bad: Callable[[str], list[tuple[int, int]] | None]) -> str:
+    """``middle`` without the line break it ends with when the suffix starts a line anyway.
+
+    A hole on a line of its own (``    ???``) is followed by the line's own break; a model
+    that writes whole lines ends its middle with one more, which would leave a blank line.
+    """
+    if not suffix.startswith(("\n", "\r\n")):
+        return middle
+    trimmed = middle.rstrip(" \t\r\n")
+    if trimmed == middle or "\n" not in middle[len(trimmed):] or not trimmed.strip():
+        return middle
+    return trimmed if bad(trimmed) is None else middle
 
 
 def _ranges(spans: list[Span]) -> list[tuple[int, int]]:

@@ -10,7 +10,7 @@ from scripted import Scripted
 
 from remask.diffing.canvas import LINE_ROUND_STEPS
 from remask.diffing.proposal import apply_edits
-from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.diffing.rewriter import Rewriter, RewriterConfig, _without_blank_line
 from remask.diffing.spans import find_change
 from remask.diffing.syntax import new_errors, parse
 from remask.infill.engine import Engine
@@ -166,6 +166,17 @@ def test_blanks_at_the_end_of_a_line_are_no_proposal(engine):
     shouty = Rewriter(Engine(Scripted(tok, tok.encode(" * 2"))))
     p = shouty.fill_at(text, text.index("1\n") + 1, "t.py")
     assert p is not None and p.text == text.replace("x + 1", "x + 1 * 2")
+
+
+def test_a_hole_on_its_own_line_leaves_no_blank_line(engine):
+    """The model writes whole lines, each with its break; a ``???`` line keeps its own."""
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode("return high\n"))))
+    text = "def clamp(x, high):\n    if x > high:\n        ???\n    return x\n"
+    p, _ = rw.fill_holes(text, "t.py")
+    assert p is not None and p.text == text.replace("???", "return high")
+    inside = "def f(x):\n    return ??? + x\n"  # not at a line's end: nothing to trim
+    assert _without_blank_line("1\n", inside[inside.index(" + x"):], lambda m: None) == "1\n"
 
 
 class TwoMinds(Scripted):
