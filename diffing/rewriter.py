@@ -234,7 +234,8 @@ class Rewriter:
         them as one batch (one by one, rounds cost several fills each). With ``ending`` (a
         span that ends a line), a candidate that leaves brackets, a quote or a header's colon
         open is first tried closed: that costs a parse, not a model pass. Closed texts carry
-        no score (the fill scored them open).
+        no score (the fill scored them open). A valid candidate that ends with a line break
+        the suffix already starts with loses it (`_without_blank_line`).
         """
         traces = [fill.trace.as_dict()]
 

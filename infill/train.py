@@ -226,11 +226,11 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
                                        "vocab_size": tok.vocab_size, "attention": _attention(cfg)})
             model = Transformer(model_cfg)
             prior = {}
+        heldout = heldout_id(corpus)
         state = {"step": 0, "tokens": 0, "tokens_before": prior.get("tokens_total", 0),
                  "curve": prior.get("curve", []), "config": _jsonable(asdict(cfg)),
                  "init": str(init) if init else None, "seconds": 0.0,
-                 "heldout": heldout_id(corpus),
-                 "heldout_changes": _heldout_changes(prior, heldout_id(corpus))}
+                 "heldout": heldout, "heldout_changes": _heldout_changes(prior, heldout)}
         if rank == 0:
             run.mkdir(parents=True, exist_ok=True)
             tok.save(run / "tokenizer.json")
