@@ -1,0 +1,65 @@
+"""The causal baseline's decoding: greedy tokens, ended at the likeliest complete line."""
+
+import pytest
+import torch
+
+from remask.infill.ar import ar_generate, ar_score, load_ar, prefill
+from remask.infill.engine import BUNDLED_AR
+
+PREFIX = "def mean(numbers):\n    total = 0\n    for n in numbers:\n"
+SUFFIX = "    return total / len(numbers)\n"
+
+
+@pytest.fixture(scope="module")
+def ar():
+    return load_ar(BUNDLED_AR)
+
+
+def greedy_path(ar, p, s, n, min_length):
+    """The greedy path of up to ``n`` tokens, cut where ``<eos>`` is first the likeliest."""
+    sp = ar.tokenizer.special
+    logits, kv, _ = prefill(ar, p, s, n)
+    pos, out = kv[0][0].shape[2], []
+    with torch.no_grad():
+        while len(out) < n:
+            last = logits[0, -1].float()
+            last[[t for t in sp.all() if t != sp.eos]] = -torch.inf
+            if len(out) < min_length:
+                last[sp.eos] = -torch.inf
+            if int(last.argmax()) == sp.eos:
+                return out, True
+            out.append(int(last.argmax()))
+            logits, kv = ar.model(torch.tensor([[out[-1]]]), past=kv, pos=pos)
+            pos += 1
+    return out, False
+
+
+CASES = [(PREFIX, SUFFIX), ("def mean(numbers):\n    return ", "\n")]
+
+
+@pytest.mark.parametrize("min_length", [0, 1])
+@pytest.mark.parametrize(("prefix", "suffix"), CASES)
+def test_the_middle_is_the_best_scoring_line_end_of_the_greedy_path(ar, prefix, suffix,
+                                                                    min_length):
+    """Brute force: score every prefix of the greedy path that completes a line, keep the best.
+
+    A prefix completes a line where its text ends with a line break, where the suffix starts
+    with one and the model's next token would break the line, or where the path ends.
+    """
+    tok = ar.tokenizer
+    p, s = tok.encode(prefix), tok.encode(suffix)
+    n = 24
+    got, trace = ar_generate(ar, p, s, max_new=n, min_length=min_length)
+    path, _ = greedy_path(ar, p, s, n, min_length)
+    assert got == path[:len(got)]
+    breaks = suffix.startswith("\n")
+    ends = [k for k in range(min_length, len(path) + 1)
+            if tok.decode(path[:k]).endswith("\n") or k == len(path)
+            or (breaks and tok.decode(path[k:k + 1]).startswith("\n"))]
+    if min_length:
+        ends = [k for k in ends if tok.decode(path[:k]).strip()]
+    scores, _ = ar_score(ar, p, s, [path[:k] for k in ends], max_new=n)
+    assert len(got) == ends[max(range(len(ends)), key=scores.__getitem__)]
+    assert trace.forward_passes <= 1 + len(path)
+    if min_length:
+        assert tok.decode(got).strip()
