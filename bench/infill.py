@@ -22,6 +22,7 @@ import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.infill.engine import Engine, load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
@@ -129,13 +130,17 @@ def progress(label: str) -> Progress:
 
 
 def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
-                 oracle_length: bool = False, label: str = "generate") -> list[TaskResult]:
+                 oracle_length: bool = False, label: str = "generate",
+                 rewriter: Rewriter | None = None) -> list[TaskResult]:
     """Generate every task's middle with ``engine``; the sandbox is not run here.
 
-    One untimed fill comes first, so one-time costs (lazy kernels, allocator growth) don't
-    land on the first task's latency. Its prompt ends in a way no task's does: the models
-    keep recent contexts (cut to the text nearest the hole), and a warm-up on the first task's
-    own would spare that task its prefill.
+    With ``rewriter`` each middle is what ``remask fill`` would write there
+    (``Rewriter.denoise_span``): candidates that add a syntax error are re-masked and denoised
+    again, then dropped, and a task left with none gets an empty completion. One untimed
+    fill comes first, so one-time costs (lazy kernels, allocator growth) don't land on the
+    first task's latency. Its prompt ends in a way no task's does: the models keep recent
+    contexts (cut to the text nearest the hole), and a warm-up on the first task's own would
+    spare that task its prefill.
     """
     if tasks:
         engine.fill(tasks[0].prompt + "# warm-up\n", tasks[0].suffix, sampler=sampler)
@@ -146,13 +151,20 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
             oracle = len(engine.tokenizer.encode(t.canonical_solution)) if oracle_length \
                 else None
             t0, c0 = time.perf_counter(), time.process_time()
-            fill = engine.fill(t.prompt, t.suffix, sampler=sampler, oracle_length=oracle)
+            if rewriter is None:
+                fill = engine.fill(t.prompt, t.suffix, sampler=sampler, oracle_length=oracle)
+                text, tokens, trace = fill.text, len(fill.tokens[0]), fill.trace.as_dict()
+            else:
+                at = len(t.prompt)
+                res = rewriter.denoise_span(t.prompt + t.suffix, at, at, "task.py",
+                                            sampler=sampler)
+                text, trace = res.text or "", res.trace
+                tokens = len(engine.tokenizer.encode(text))
             seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-            tr = fill.trace
-            out.append(TaskResult(t.task_id, fill.text, len(fill.tokens[0]), tr.forward_passes,
-                                  tr.tokens_processed, tr.tokens_committed, seconds, cpu,
-                                  is_exact(fill.text, t.canonical_solution),
-                                  edit_similarity(fill.text, t.canonical_solution)))
+            out.append(TaskResult(t.task_id, text, tokens, trace["forward_passes"],
+                                  trace["tokens_processed"], trace["tokens_committed"],
+                                  seconds, cpu, is_exact(text, t.canonical_solution),
+                                  edit_similarity(text, t.canonical_solution)))
             bar.advance(job)
     return out
 
@@ -210,26 +222,34 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"(default {SamplerConfig.threshold})")
     p.add_argument("--oracle-length", action="store_true",
                    help="give the sampler the true middle length in tokens (an upper bound)")
+    p.add_argument("--rewriter", action="store_true",
+                   help="fill as `remask fill` does: a candidate that adds a syntax error is "
+                        "re-masked, then dropped (a task left with none fails)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         tasks = tasks_from_args(args)
+        if args.rewriter and args.oracle_length:
+            raise ValueError("--rewriter and --oracle-length: the rewriter never knows the length")
         engine = load_engine(args.model, precision=args.precision)
     except ValueError as e:
         print(f"remask bench infill: {e}", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
     sampler = task_sampler(threshold=args.threshold)
-    results = generate_all(engine, tasks, sampler, args.oracle_length)
+    rewriter = Rewriter(engine, RewriterConfig(sampler=sampler)) if args.rewriter else None
+    results = generate_all(engine, tasks, sampler, args.oracle_length, rewriter=rewriter)
     judge_all(tasks, results, SandboxConfig(timeout=args.timeout))
-    row = {"model": engine.name, "split": args.split, **summarize(results)}
+    name = f"{engine.name} (rewriter)" if args.rewriter else engine.name
+    row = {"model": name, "split": args.split, **summarize(results)}
     notes = []
     if args.oracle_length and not engine.is_diffusion:
         notes.append("--oracle-length has no effect on an autoregressive model")
     meta = {"split": args.split, "limit": args.limit, "oracle_length": args.oracle_length,
             "threshold": args.threshold, "model": str(args.model or "bundled"),
+            "rewriter": args.rewriter,
             "diffusion": engine.is_diffusion, "threads": args.threads,
             "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "sandbox_network": network_isolation(),
