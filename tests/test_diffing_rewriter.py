@@ -179,6 +179,56 @@ def test_a_hole_on_its_own_line_leaves_no_blank_line(engine):
     assert _without_blank_line("1\n", inside[inside.index(" + x"):], lambda m: None) == "1\n"
 
 
+@pytest.mark.parametrize(("script", "filled"), [
+    ("y += 1", True),
+    ("y += 1\n  z = 2", False),  # tree-sitter passes the stray indent; Python does not
+    ("if y:", False),  # a header with no body: the same
+])
+def test_a_fill_keeps_a_file_that_python_parsed_parsable(engine, script, filled):
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode(script))))
+    text = "def f(x):\n    y = x\n    ???\n    return y\n"
+    p, (res,) = rw.fill_holes(text, "t.py")
+    assert (p is not None) == filled
+    if filled:
+        assert p.text == text.replace("???", script)
+    else:
+        assert res.reason == "every candidate added a syntax error"
+    # where Python could not parse the file anyway, tree-sitter's verdict alone decides
+    broken = text + "print(1\n"
+    p, _ = rw.fill_holes(broken, "t.py")
+    assert p is not None and p.text == broken.replace("???", script)
+
+
+class Header(Scripted):
+    """A one-token canvas gets ``x``; a longer one writes ``while xs:``."""
+
+    def __init__(self, tokenizer):
+        super().__init__(tokenizer, tokenizer.encode("while xs:"))
+        self.short = tokenizer.encode("x")[0]
+
+    def logits(self, ctx, canvas, valid):
+        out, n = super().logits(ctx, canvas, valid)
+        for b in range(canvas.shape[0]):
+            if int(valid[b].sum()) == 1:
+                out[b] = -20.0
+                out[b, :, self.short] = 20.0
+        return out, n
+
+
+def test_where_python_could_not_parse_a_candidate_that_makes_it_parse_goes_first(engine):
+    """A hole where a block's header belongs: tree-sitter takes both candidates, Python only
+    the header, so the header is the fill though the engine ranked the bare name first."""
+    sampler = SamplerConfig(lengths=(1, 4))
+    eng = Engine(Header(engine.tokenizer))
+    text = "def f(xs):\n    ???\n        xs.pop()\n    return xs\n"
+    at = text.index("???")
+    assert eng.fill(text[:at], text[at + 3:], sampler=sampler).texts == ["x", "while xs:"]
+    p, (res,) = Rewriter(eng, RewriterConfig(sampler=sampler)).fill_holes(text, "t.py")
+    assert p is not None and p.text == text.replace("???", "while xs:")
+    assert res.candidates == ["while xs:", "x"]  # the other stays offered behind it
+
+
 class TwoMinds(Scripted):
     """A one-token canvas gets ``good``; any longer one gets ``(`` everywhere (broken)."""
 
@@ -237,7 +287,8 @@ def test_the_fills_own_ranking_is_not_paid_for_twice(engine, monkeypatch):
 
     monkeypatch.setattr(engine, "fill", spy_fill)
     monkeypatch.setattr(engine, "score", spy_score)
-    text = "def scale(values, k):\n    return ???\n"
+    # a hole the model answers more than one way (on ``return ???`` every row agrees)
+    text = "def scale(values, k):\n    out = ???\n    return out\n"
     Rewriter(engine).fill_at(text, text.index("???"), "x.py")
     assert len(ranked) > 1
     assert not ranked & set(rescored)
