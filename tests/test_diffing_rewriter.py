@@ -229,6 +229,31 @@ def test_where_python_could_not_parse_a_candidate_that_makes_it_parse_goes_first
     assert res.candidates == ["while xs:", "x"]  # the other stays offered behind it
 
 
+class UnsureHeader(Header):
+    """As ``Header``, but unsure of every token of the header, so it scores below ``x``."""
+
+    def logits(self, ctx, canvas, valid):
+        out, n = super().logits(ctx, canvas, valid)
+        rival = self.tokenizer.encode("y")[0]
+        for b in range(canvas.shape[0]):
+            if int(valid[b].sum()) > 1:
+                out[b, :, rival] = out[b].max(dim=-1).values - 0.5
+        return out, n
+
+
+def test_an_editor_fill_also_puts_the_candidate_that_makes_python_parse_first(engine):
+    """``fill_at`` (the language server's and the TUI's path) ranks by score, but a candidate
+    that makes the file parse still goes before a better-scored one that does not."""
+    sampler = SamplerConfig(lengths=(1, 4))
+    eng = Engine(UnsureHeader(engine.tokenizer))
+    text = "def f(xs):\n    ???\n        xs.pop()\n    return xs\n"
+    at = text.index("???")
+    bare, header = eng.score(text[:at], text[at + 3:], ["x", "while xs:"], sampler)
+    assert bare > header
+    p = Rewriter(eng, RewriterConfig(sampler=sampler)).fill_at(text, at, "t.py")
+    assert p is not None and p.text == text.replace("???", "while xs:")
+
+
 class TwoMinds(Scripted):
     """A one-token canvas gets ``good``; any longer one gets ``(`` everywhere (broken)."""
 
