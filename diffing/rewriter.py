@@ -374,12 +374,12 @@ class Rewriter:
         if unscored:
             scores |= zip(unscored, self.engine.score(text[:s], text[e:], unscored, cfg),
                           strict=True)
-        # as in ``denoise_span``: where Python could not parse the text, candidates that
-        # make it parse rank first (the parses are cached from there)
-        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates
-                        if not strict or python_ok(text[:s] + m + text[e:], path, None)),
-                       key=lambda c: (not strict and not python_ok(text[:s] + c.text + text[e:],
-                                                                   path, None), -c.score))
+        # ``denoise_span`` kept only candidates that keep Python's parse where the text had
+        # it; where it had not, those that make it parse rank first, here as there (the
+        # parses are cached from there)
+        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates),
+                       key=lambda c: (not python_ok(text[:s] + c.text + text[e:], path, None),
+                                      -c.score))
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]
         return ranked, (model[0] if model else None), res.trace
