@@ -33,6 +33,7 @@ from .sandbox import SandboxConfig, network_isolation
 
 COLUMNS = ["model", "split", "tasks", "pass@1", "empty_rate", "exact_match", "edit_sim",
            "forward_passes_per_task", "tokens_per_forward", "kept_tokens_per_forward",
+           "kept_tokens_per_step",
            "latency_p50_s", "latency_p95_s", "accepted_tokens_per_s"]
 
 
@@ -43,7 +44,8 @@ class TaskResult:
     task_id: str
     completion: str
     tokens: int  # completion tokens
-    forward_passes: int
+    forward_passes: int  # every pass: context, denoising steps, the ranker's
+    steps: int  # the sampler's denoising steps (passes over a canvas)
     tokens_processed: int  # token positions the model computed
     tokens_committed: int
     seconds: float  # generation wall time (tokenize, sample, decode); not the sandbox
@@ -162,6 +164,7 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
                 tokens = len(engine.tokenizer.encode(text))
             seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
             out.append(TaskResult(t.task_id, text, tokens, trace["forward_passes"],
+                                  trace["steps"],
                                   trace["tokens_processed"], trace["tokens_committed"],
                                   seconds, cpu, is_exact(text, t.canonical_solution),
                                   edit_similarity(text, t.canonical_solution)))
@@ -186,6 +189,7 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
     seconds = [r.seconds for r in results]
     total_s = sum(seconds)
     passes = sum(r.forward_passes for r in results)
+    steps = sum(r.steps for r in results)
     accepted = sum(r.tokens for r in results if r.status == "passed")
     n_passed = sum(r.status == "passed" for r in results)
     return {
@@ -200,6 +204,9 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
         else None,
         # the returned candidate's tokens only: rows denoised for other lengths don't count
         "kept_tokens_per_forward": sum(r.tokens for r in results) / passes if passes else None,
+        # the sampler's parallelism alone: context, ranking and rounds' overheads left out
+        "steps_per_task": steps / n,
+        "kept_tokens_per_step": sum(r.tokens for r in results) / steps if steps else None,
         "latency_p50_s": float(np.percentile(seconds, 50)),
         "latency_p95_s": float(np.percentile(seconds, 95)),
         "cpu_s_per_task": sum(r.cpu_seconds for r in results) / n,
@@ -220,6 +227,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=threshold_arg, default=SamplerConfig.threshold,
                    help="commit confidence, or 'none' for one token per step "
                         f"(default {SamplerConfig.threshold})")
+    p.add_argument("--steps", type=int, default=SamplerConfig.max_steps,
+                   help="denoising steps a canvas may take at most; each commits at least what "
+                        f"the steps left need (default {SamplerConfig.max_steps})")
     p.add_argument("--oracle-length", action="store_true",
                    help="give the sampler the true middle length in tokens (an upper bound)")
     p.add_argument("--rewriter", action="store_true",
@@ -231,6 +241,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         tasks = tasks_from_args(args)
+        if args.steps < 1:
+            raise ValueError("--steps must be at least 1")
         if args.rewriter and args.oracle_length:
             raise ValueError("--rewriter and --oracle-length: the rewriter never knows the length")
         engine = load_engine(args.model, precision=args.precision)
@@ -238,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"remask bench infill: {e}", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
-    sampler = task_sampler(threshold=args.threshold)
+    sampler = task_sampler(threshold=args.threshold, max_steps=args.steps)
     rewriter = Rewriter(engine, RewriterConfig(sampler=sampler)) if args.rewriter else None
     results = generate_all(engine, tasks, sampler, args.oracle_length, rewriter=rewriter)
     judge_all(tasks, results, SandboxConfig(timeout=args.timeout))
@@ -248,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
     if args.oracle_length and not engine.is_diffusion:
         notes.append("--oracle-length has no effect on an autoregressive model")
     meta = {"split": args.split, "limit": args.limit, "oracle_length": args.oracle_length,
-            "threshold": args.threshold, "model": str(args.model or "bundled"),
+            "threshold": args.threshold, "steps": args.steps, "model": str(args.model or "bundled"),
             "rewriter": args.rewriter,
             "diffusion": engine.is_diffusion, "threads": args.threads,
             "precision": args.precision, "dtype": str(compute_dtype(args.precision)),

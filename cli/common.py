@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 DEFAULT_THRESHOLD = 0.9  # the sampler's default; kept here so --help needs no torch
 DEFAULT_LINE_THRESHOLD = 0.5  # RewriterConfig.line_threshold, for the same reason
+DEFAULT_STEPS = 256  # SamplerConfig.max_steps, for the same reason
 
 
 class UsageError(Exception):
@@ -30,6 +31,9 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                    help="model directory (default: the bundled model)")
     p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
                    help="commit every masked token at least this confident")
+    p.add_argument("--steps", type=int, default=DEFAULT_STEPS,
+                   help="denoising steps a canvas may take at most: each step commits at least "
+                        "what the steps left need (fewer: faster, less accurate)")
     p.add_argument("--line-threshold", type=float, default=DEFAULT_LINE_THRESHOLD,
                    help="the same for a one-line hole (the rest of a line, within a budget "
                         "of a few steps; measured best there)")
@@ -52,8 +56,9 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
     from remask.infill.engine import BUNDLED_AR, load_engine
     from remask.infill.sampler import SamplerConfig
 
-    if args.threads < 1:
-        raise UsageError("--threads must be at least 1")
+    for flag, count in (("--threads", args.threads), ("--steps", args.steps)):
+        if count < 1:
+            raise UsageError(f"{flag} must be at least 1")
     for flag, value in (("--threshold", args.threshold), ("--line-threshold", args.line_threshold)):
         if not 0.0 < value <= 1.0:
             raise UsageError(f"{flag} must be in (0, 1], got {value}")
@@ -61,7 +66,7 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
 
     torch.set_num_threads(args.threads)
     try:
-        sampler = SamplerConfig(threshold=args.threshold)
+        sampler = SamplerConfig(threshold=args.threshold, max_steps=args.steps)
         ranker = {"bundled": BUNDLED_AR, "none": None}.get(args.ranker, Path(args.ranker))
         if ranker is not None and not (ranker / "config.json").is_file():
             raise UsageError(f"--ranker {args.ranker}: no model there")

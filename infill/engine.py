@@ -210,8 +210,8 @@ class Engine:
             target[i, :len(r)] = torch.tensor(r)
         logits, processed = self.backend.logits(ctx, canvas, valid)  # (B, M, V)
         if trace is not None:
-            trace.forward_passes += 1
-            trace.tokens_processed += processed
+            trace.forward_passes += 1 + int(ctx.tokens_processed > 0)
+            trace.tokens_processed += processed + ctx.tokens_processed
         logp = torch.log_softmax(logits, dim=-1).gather(-1, target[..., None])[..., 0]  # (B, M)
         return [float(logp[i, :len(r)].mean()) for i, r in enumerate(rows)]
 

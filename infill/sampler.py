@@ -1,7 +1,8 @@
 """The diffusion sampler: one pure function from a context and a canvas of masks to text.
 
 Each step predicts every masked position and commits the confident ones (all above a threshold,
-at least one), so easy tokens land many per forward pass. The span's length is never given:
+at least as many as a step budget's linear schedule needs), so easy tokens land many per forward
+pass and an unsure model still finishes within the budget. The span's length is never given:
 committing ``<expand>`` turns a position into two masks and ``<delete>`` removes it, so the
 canvas grows and shrinks (DreamOn's scheme). A canvas resizes one way only: once it has shrunk
 it never grows again and vice versa, since a weak model otherwise spends its passes deleting
@@ -34,7 +35,9 @@ class SamplerConfig:
     max_length: int = 96  # a canvas never grows past this
     threshold: float | None = 0.9  # commit every masked position this confident; None: fixed k
     tokens_per_step: int = 1  # commits per step when threshold is None
-    max_steps: int = 256  # the last step commits every position still masked
+    # a budget, spread as a linear schedule: each step commits at least what the masks left
+    # need to land in the steps left, so the last step commits every position still masked
+    max_steps: int = 256
     temperature: float = 0.0  # 0: deterministic (argmax)
     delete_scale: float = 0.9  # deletes need more confidence: easy pads would empty the canvas
     max_resizes: int = 24  # expand + delete commits per canvas; then its length is fixed
@@ -119,7 +122,9 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
     else:
         lengths = [min(cfg.max_length, cfg.init_length * 2 ** (i % 3)) for i in range(candidates)]
     ctx = denoiser.context(prefix, suffix, max(cfg.max_length, max(lengths)))
-    trace = Trace(tokens_processed=ctx.tokens_processed)
+    # a context not found cached was one pass of its own (keys and values only)
+    trace = Trace(forward_passes=int(ctx.tokens_processed > 0),
+                  tokens_processed=ctx.tokens_processed)
     rows = [list(c) for c in init_canvases] if init_canvases is not None \
         else [[sp.mask] * n for n in lengths]
     gen = torch.Generator().manual_seed(cfg.seed)
@@ -160,9 +165,12 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
         step = StepTrace(0, 0, 0, 0)
         for a, i in enumerate(active):
             r = rows[i]
+            # the step budget is a linear schedule: enough commits that the masks left can
+            # all land in the steps left, however unsure the model is
+            due = -(-r.count(sp.mask) // (cfg.max_steps - step_no))
             rows[i], st = _commit_row(r, pred[a], conf[a], probs[a], cfg, sp,
                                       allow_remask=remasks < cfg.max_remasks,
-                                      final=step_no == cfg.max_steps - 1)
+                                      final=step_no == cfg.max_steps - 1, due=due)
             remasks += st.remasked
             resizes[i] += st.expanded + st.deleted
             if not direction[i] and (st.expanded or st.deleted):
@@ -180,7 +188,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
 
 
 def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: SamplerConfig,
-                sp, allow_remask: bool, final: bool = False) -> tuple[list[int], StepTrace]:
+                sp, allow_remask: bool, final: bool = False, due: int = 1
+                ) -> tuple[list[int], StepTrace]:
     """Commit this step's choices in one row; returns the new row and what happened.
 
     On the ``final`` step every masked position commits and none grows: the step budget is
@@ -200,10 +209,10 @@ def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: 
         chosen = masked
     elif cfg.threshold is not None:
         chosen = (score >= cfg.threshold) & masked
-        if not chosen.any():
-            chosen[score.argmax()] = True
+        if int(chosen.sum()) < due:
+            chosen[score.topk(min(due, int(masked.sum()))).indices] = True
     else:
-        k = min(cfg.tokens_per_step, int(masked.sum()))
+        k = min(max(cfg.tokens_per_step, due), int(masked.sum()))
         chosen = torch.zeros(n, dtype=torch.bool)
         chosen[score.topk(k).indices] = True
     out: list[int] = []

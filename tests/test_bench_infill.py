@@ -114,8 +114,21 @@ def test_oracle_length_at_one_token_per_step_fills_exactly_that_many(tmp_path, e
     tasks = {t.task_id: t for t in load_tasks("single-line")}
     for r in data["meta"]["per_task"]:
         n = len(engine.tokenizer.encode(tasks[r["task_id"]].canonical_solution))
-        assert r["tokens"] == r["forward_passes"] == n
-    assert data["rows"][0]["tokens_per_forward"] == 1.0
+        assert r["tokens"] == r["steps"] == n
+        assert r["forward_passes"] == n + 1  # and one pass over the context
+    assert data["rows"][0]["kept_tokens_per_step"] == 1.0
+
+
+def test_a_step_budget_bounds_every_tasks_denoising_steps(tmp_path):
+    out = tmp_path / "steps.json"
+    assert main(["bench", "infill", "--limit", "3", "--steps", "2", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["meta"]["steps"] == 2
+    for r in data["meta"]["per_task"]:
+        # a ranked fill: the context's pass, two steps, the AR ranker's prefill and scoring
+        assert r["steps"] == 2 and r["forward_passes"] == 5
+    row = data["rows"][0]
+    assert row["kept_tokens_per_step"] == sum(r["tokens"] for r in data["meta"]["per_task"]) / 6
 
 
 def test_the_ar_baseline_runs_through_the_same_bench(tmp_path):
@@ -158,6 +171,7 @@ def test_cli_rewriter_rows_are_labelled(tmp_path):
 @pytest.mark.parametrize("argv,message", [
     (["--rewriter", "--oracle-length"], "never knows the length"),
     (["--limit", "0"], "--limit must be at least 1"),
+    (["--steps", "0"], "--steps must be at least 1"),
     (["--data", "/nonexistent"], "not found"),
     (["--model", "/nonexistent"], "no such model directory"),
 ])

@@ -107,6 +107,15 @@ def test_threads_sets_torch_and_a_bad_count_exits_2(tmp_path, capsys):
     assert src.read_text() == "x = ???\n"
 
 
+def test_a_step_budget_below_one_exits_2_with_one_line(tmp_path, capsys):
+    src = tmp_path / "a.py"
+    src.write_text("x = ???\n")
+    assert main(["fill", str(src), "--write", "--steps", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--steps must be at least 1" in err and err.count("\n") == 1
+    assert src.read_text() == "x = ???\n"
+
+
 @pytest.mark.parametrize("flag", ["--threshold", "--line-threshold"])
 def test_a_threshold_outside_0_1_exits_2_naming_the_flag(tmp_path, capsys, flag):
     src = tmp_path / "a.py"

@@ -5,6 +5,8 @@ checked with a backend that plays a fixed script through the real ``Denoiser`` i
 real bundled model is exercised in the engine tests below.
 """
 
+from dataclasses import replace
+
 import pytest
 import torch
 from scripted import Scripted
@@ -79,14 +81,20 @@ def test_one_row_per_starting_length_and_decided_rows_leave_the_batch(tok):
     assert trace.forward_passes == len(backend.batch_sizes) > 2
 
 
-def test_the_last_step_of_the_budget_commits_every_open_position(tok):
+def test_the_step_budget_spreads_the_commits_so_every_position_lands_in_time(tok):
     target = tok.encode("total = total + value * weight")
+    n = len(target)
     one_at_a_time = SamplerConfig(threshold=None, tokens_per_step=1, lengths=(),
-                                  init_length=len(target), max_steps=3)
+                                  init_length=n, max_steps=3)
     ids, trace = generate(Scripted(tok, target), [], [], one_at_a_time)
     assert ids[0] == target  # no position left masked (and so dropped from the text)
     assert trace.forward_passes == 3
-    assert [s.committed for s in trace.steps] == [1, 1, len(target) - 2]
+    first = -(-n // 3)  # a linear schedule: each step commits what the steps left need
+    assert [s.committed for s in trace.steps] == [first, -(-(n - first) // 2),
+                                                  n - first - -(-(n - first) // 2)]
+    # a confident model commits more than the schedule asks; the budget only sets a floor
+    sure = replace(one_at_a_time, threshold=0.5)
+    assert [s.committed for s in generate(Scripted(tok, target), [], [], sure)[1].steps] == [n]
     # a canvas that still wants to grow can't on the last step: it commits text instead
     short = SamplerConfig(lengths=(), init_length=3, max_steps=1)
     ids, trace = generate(Scripted(tok, target), [], [], short)
@@ -193,6 +201,7 @@ def test_a_repeated_context_is_not_run_through_the_model_again():
     assert again.texts == first.texts
     ctx_tokens = len(engine.tokenizer.encode(prefix)) + len(engine.tokenizer.encode(suffix)) + 2
     assert first.trace.tokens_processed - again.trace.tokens_processed == ctx_tokens
+    assert first.trace.forward_passes - again.trace.forward_passes == 1  # and counted as a pass
 
 
 def test_prepare_computes_ahead_what_a_fill_starts_from():
@@ -207,7 +216,8 @@ def test_prepare_computes_ahead_what_a_fill_starts_from():
     engine.prepare(prefix, suffix, wants_text)
     warm = engine.fill(prefix, suffix, sampler=wants_text)
     assert warm.texts == cold.texts and len(cold.texts) > 1  # ranked: the AR ranker ran
-    assert warm.trace.forward_passes == cold.trace.forward_passes - 1  # the ranker's prefill
+    # the two context prefills, each a pass of its own
+    assert warm.trace.forward_passes == cold.trace.forward_passes - 2
     n = len(engine.tokenizer.encode(prefix)) + len(engine.tokenizer.encode(suffix))
     # the denoiser's <pre> p <suf> s and the ranker's <pre> p <suf> s <mid>
     assert cold.trace.tokens_processed - warm.trace.tokens_processed == (n + 2) + (n + 3)
