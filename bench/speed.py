@@ -1,12 +1,14 @@
 """``remask bench speed``: cost per accepted completion, diffusion against the matched AR model.
 
 One run, the same tasks, four configurations (two more per extra ``--threshold`` value, which
-is how pass@1 against the threshold is measured):
+is how pass@1 against the threshold is measured, and one more per ``--steps`` budget and
+threshold):
 
 - AR: the bundled AR-FIM baseline, greedy with a KV cache, one token per forward pass;
 - diffusion, 1 token/step: the denoiser committing exactly one token per forward pass;
 - diffusion + threshold: every masked token at least ``--threshold`` confident commits at once;
-- diffusion + threshold + cache: the same, with the prefix/suffix keys and values computed once.
+- diffusion + threshold + cache: the same, with the prefix/suffix keys and values computed once;
+- diffusion + threshold + cache, N steps: the same held to a budget of N denoising steps.
 
 Each configuration generates in its own fresh child process, so its peak RSS (``VmHWM``
 of that process: interpreter, torch, model and decoding) is its own and not the high-water mark
@@ -44,7 +46,7 @@ from .report import report
 from .sandbox import SandboxConfig, network_isolation
 
 COLUMNS = ["config", "pass@1", "edit_sim", "forward_passes_per_task", "tokens_per_forward",
-           "kept_tokens_per_forward",
+           "kept_tokens_per_forward", "kept_tokens_per_step",
            "tokens_processed_per_task", "latency_p50_s", "latency_p95_s", "cpu_s_per_task",
            "cpu_s_per_accepted",
            "accepted_tokens_per_s", "ratio_to_ar", "generated_tokens_per_s", "peak_rss_mib"]
@@ -61,8 +63,8 @@ class SpeedConfig:
     precision: str = "auto"  # the same for every row: AR and diffusion are matched
 
 
-def configs(model: Path, ar_model: Path, thresholds: list[float], precision: str = "auto"
-            ) -> list[SpeedConfig]:
+def configs(model: Path, ar_model: Path, thresholds: list[float], precision: str = "auto",
+            budgets: list[int] | tuple[int, ...] = ()) -> list[SpeedConfig]:
     """Build the rows, AR first (the ratios are taken against it), then 1 token/step."""
     rows = [SpeedConfig("AR (KV cache)", ar_model, True, task_sampler(), precision),
             SpeedConfig("diffusion 1 token/step", model, False,
@@ -72,6 +74,9 @@ def configs(model: Path, ar_model: Path, thresholds: list[float], precision: str
                              task_sampler(threshold=t), precision),
                  SpeedConfig(f"diffusion + threshold {t:g} + cache", model, True,
                              task_sampler(threshold=t), precision)]
+        rows += [SpeedConfig(f"diffusion + threshold {t:g} + cache, {n} steps", model, True,
+                             task_sampler(threshold=t, max_steps=n), precision)
+                 for n in budgets]
     return rows
 
 
@@ -109,7 +114,7 @@ def measure_all(cfgs: list[SpeedConfig], tasks: list[Task], threads: int,
         judge_all(tasks, results, sandbox, label=f"judge {cfg.name}")
         rows.append({"config": cfg.name, **summarize(results), "peak_rss_mib": peak,
                      "rss_before_model_mib": before, "use_cache": cfg.use_cache,
-                     "threshold": cfg.sampler.threshold})
+                     "threshold": cfg.sampler.threshold, "steps": cfg.sampler.max_steps})
         per_config[cfg.name] = [asdict(r) for r in results]
     ar = rows[0]
     for r in rows:
@@ -160,6 +165,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    default=[SamplerConfig.threshold], metavar="T",
                    help="commit confidence(s) for the threshold rows, each giving two rows "
                         f"(default {SamplerConfig.threshold})")
+    p.add_argument("--steps", type=int, nargs="+", default=[], metavar="N",
+                   help="denoising step budgets, each adding a cached row per threshold "
+                        f"(the other rows: {SamplerConfig.max_steps}, which seldom binds)")
     p.set_defaults(func=run)
 
 
@@ -168,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
         tasks = tasks_from_args(args)
         if None in args.threshold:
             raise ValueError("--threshold must be a number here (1 token/step is its own row)")
+        if any(n < 1 for n in args.steps):
+            raise ValueError("--steps must be at least 1")
         for directory, diffusion, kind in ((args.model, True, "a diffusion"),
                                            (args.ar_model, False, "an AR")):
             if load_engine(directory).is_diffusion != diffusion:
@@ -176,11 +186,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"remask bench speed: {e}", file=sys.stderr)
         return 2
     rows, per_config = measure_all(configs(args.model, args.ar_model, args.threshold,
-                                           args.precision), tasks,
+                                           args.precision, args.steps), tasks,
                                    args.threads, SandboxConfig(timeout=args.timeout))
     notes = _notes(rows, args.threads)
     meta = {"split": args.split, "limit": args.limit, "threshold": args.threshold,
-            "model": str(args.model), "ar_model": str(args.ar_model), "threads": args.threads,
+            "steps": args.steps, "model": str(args.model), "ar_model": str(args.ar_model),
+            "threads": args.threads,
             "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "sandbox_network": network_isolation(), "per_task": per_config}
     report(rows, COLUMNS, f"remask bench speed — HumanEval-Infilling {args.split}, "

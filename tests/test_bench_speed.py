@@ -32,6 +32,9 @@ def test_the_rows_in_order():
     sweep = configs(BUNDLED, BUNDLED_AR, [0.5, 0.9])
     assert [r.sampler.threshold for r in sweep[2:]] == [0.5, 0.5, 0.9, 0.9]
     assert len({r.name for r in sweep}) == 6
+    budgets = configs(BUNDLED, BUNDLED_AR, [0.9], budgets=[4, 2])
+    assert [(r.use_cache, r.sampler.max_steps) for r in budgets[4:]] == [(True, 4), (True, 2)]
+    assert len({r.name for r in budgets}) == 6
 
 
 def test_one_run_gives_the_table_and_json(speed_run):
@@ -63,6 +66,7 @@ def test_rows_measure_what_they_claim(speed_run):
     (["--model", str(BUNDLED_AR)], "not a diffusion model"),
     (["--ar-model", str(BUNDLED)], "not an AR model"),
     (["--limit", "-1"], "--limit must be at least 1"),
+    (["--steps", "0"], "--steps must be at least 1"),
 ])
 def test_bad_input_exits_2_with_one_line(argv, message, capsys):
     assert main(["bench", "speed", *argv]) == 2
