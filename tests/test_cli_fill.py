@@ -107,6 +107,17 @@ def test_threads_sets_torch_and_a_bad_count_exits_2(tmp_path, capsys):
     assert src.read_text() == "x = ???\n"
 
 
+def test_the_step_budget_reaches_every_fill(tmp_path, capsys):
+    src = tmp_path / "stats.py"
+    shutil.copy(EXAMPLE, src)
+    main(["fill", str(src), "--json", "--steps", "1"])
+    trace = json.loads(capsys.readouterr().out)["trace"]
+    assert 0 < trace["steps"] <= trace["calls"]  # one denoising step per sampler call at most
+    main(["fill", str(src), "--json"])
+    trace = json.loads(capsys.readouterr().out)["trace"]
+    assert trace["steps"] > trace["calls"]  # unbudgeted (a line's budget of 4) it takes more
+
+
 def test_a_step_budget_below_one_exits_2_with_one_line(tmp_path, capsys):
     src = tmp_path / "a.py"
     src.write_text("x = ???\n")
