@@ -41,7 +41,7 @@ PASS_SPLITS = ("single-line", "multi-line", "random-span-light")
 COLUMNS = ["model", "heldout_middle_ce", "single_line_exact", "single_line_edit_sim",
            "pass@1 single-line",
            "pass@1 multi-line", "pass@1 random-span-light", "empty_rate", "tokens_per_forward",
-           "kept_tokens_per_forward"]
+           "kept_tokens_per_forward", "kept_tokens_per_step"]
 
 
 def heldout_ce(engine: Engine, model_dir: Path, corpus: Path) -> float | None:
@@ -72,6 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="corpus built by remask train, for the held-out cross-entropy")
     p.add_argument("--threshold", type=threshold_arg, default=SamplerConfig.threshold,
                    help="commit confidence, or 'none' for one token per step")
+    p.add_argument("--steps", type=int, default=SamplerConfig.max_steps,
+                   help=f"denoising step budget (default {SamplerConfig.max_steps})")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write JSON here")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     p.add_argument("--timeout", type=float, default=10.0, help="sandbox seconds per task")
@@ -92,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--limit must be at least 1")
         if args.threads < 1 or args.timeout <= 0:
             raise ValueError("--threads must be >= 1 and --timeout > 0")
+        if args.steps < 1:
+            raise ValueError("--steps must be at least 1")
         if args.record is not None:
             read_history(args.record)  # a bad history fails now, not after the benchmark
         splits = {s: subset(load_tasks(s, args.data), args.limit) for s in PASS_SPLITS}
@@ -100,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"remask bench quality: {e}", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
-    sampler = task_sampler(threshold=args.threshold)
+    sampler = task_sampler(threshold=args.threshold, max_steps=args.steps)
     sandbox = SandboxConfig(timeout=args.timeout)
     rows, per_task = [], {}
     for directory, engine in zip(models, engines, strict=True):
@@ -117,19 +121,22 @@ def run(args: argparse.Namespace) -> int:
             every += results
             per_task[f"{engine.name} {split}"] = [asdict(r) for r in results]
         total = summarize(every)
-        for key in ("empty_rate", "tokens_per_forward", "kept_tokens_per_forward"):
+        for key in ("empty_rate", "tokens_per_forward", "kept_tokens_per_forward",
+                    "kept_tokens_per_step"):
             row[key] = total[key]
         rows.append(row)
     notes = ["pass@1 without the oracle length; empty_rate and tokens_per_forward over all "
              "tasks of the three splits",
              "tokens_per_forward counts every candidate length's commits; "
-             "kept_tokens_per_forward only the returned candidate's tokens"]
+             "kept_tokens_per_forward only the returned candidate's tokens; "
+             "kept_tokens_per_step those per denoising step (no context or ranking passes)"]
     if any(r["heldout_middle_ce"] is None for r in rows):
         notes.append(f"no held-out corpus at {args.corpus}: run `remask train` to build it "
                      "(heldout_middle_ce left empty)")
     else:
         notes.append("heldout_middle_ce: diffusion = 1/t-weighted bound, AR = exact NLL")
-    meta = {"limit": args.limit, "threshold": args.threshold, "corpus": str(args.corpus),
+    meta = {"limit": args.limit, "threshold": args.threshold, "steps": args.steps,
+            "corpus": str(args.corpus),
             "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "models": [str(m) for m in models], "threads": args.threads,
             "tasks": {s: len(t) for s, t in splits.items()},

@@ -16,7 +16,7 @@ from remask.infill.train import DEFAULT_HOME
 
 def test_table_and_json_without_a_corpus(tmp_path, capsys):
     out = tmp_path / "q.json"
-    assert main(["bench", "quality", "--limit", "1", "--model", str(BUNDLED),
+    assert main(["bench", "quality", "--limit", "1", "--model", str(BUNDLED), "--steps", "2",
                  "--corpus", str(tmp_path / "no-corpus"), "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "pass@1 multi-line" in printed
@@ -26,6 +26,8 @@ def test_table_and_json_without_a_corpus(tmp_path, capsys):
     assert any("no held-out corpus" in n for n in data["notes"])
     assert data["meta"]["tasks"] == {"single-line": 1, "multi-line": 1, "random-span-light": 1}
     assert len(data["meta"]["per_task"]) == 3
+    assert data["meta"]["steps"] == 2  # every task held to the budget
+    assert all(0 < r["steps"] <= 2 for rs in data["meta"]["per_task"].values() for r in rs)
 
 
 @pytest.mark.skipif(not (DEFAULT_HOME / "corpus" / "heldout.txt").is_file(),
