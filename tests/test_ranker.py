@@ -76,3 +76,14 @@ def test_a_hole_that_wants_text_ranks_blank_candidates_last():
     assert free.texts == ["\n", "x = 1\n"]  # by score: the blank is far likelier
     wants = engine._ranked(p, s, rows, Trace(), SamplerConfig(min_length=1))
     assert wants.texts == ["x = 1\n", "\n"] and wants.scores == free.scores[::-1]
+
+
+def test_the_denoiser_scoring_a_new_context_counts_its_pass():
+    """Without a ranker, scoring runs the context through the denoiser first when it is not
+    cached: that pass and its tokens land in the trace, as a fill's do."""
+    engine = load_engine(BUNDLED, ranker=None)
+    cold, warm = Trace(), Trace()
+    engine.score(PREFIX, SUFFIX, ["a + b", "b"], trace=cold)
+    engine.score(PREFIX, SUFFIX, ["a + b", "b"], trace=warm)
+    assert (cold.forward_passes, warm.forward_passes) == (2, 1)
+    assert cold.tokens_processed > warm.tokens_processed
