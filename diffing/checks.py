@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 from functools import lru_cache
 
 from .edits import line_starts
@@ -44,6 +45,49 @@ def python_ok(text: str, path: str | None, after: int | None) -> bool:
         return starts[min(e.lineno, len(starts)) - 1] > after
     except ValueError:
         return False
+
+
+_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__",
+                                        "__package__", "__loader__", "__builtins__"}
+
+
+@lru_cache(maxsize=16)
+def unbound_names(text: str, path: str | None) -> int:
+    """How many names ``text`` reads that nothing in it binds and Python does not provide.
+
+    Scope-blind on purpose (a binding anywhere counts), so it flags what a candidate gets
+    plainly wrong: a name it makes up, or a name the rest of the file reads that only the
+    removed code bound. Ranking such candidates last, measured on the shipped pair (session
+    25; the whole HumanEval single-line split, each fill's candidates parse-first): pass@1
+    11.33% → 12.00%; on 600 single-line holes from the corpus's held-out files, edit
+    similarity 0.537 → 0.543. Files Python cannot parse, non-Python files and files with a
+    star import (which may bind anything) count 0.
+    """
+    if path is not None and not str(path).endswith((".py", ".pyi")):
+        return 0
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return 0
+    bound, read = set(_BUILTINS), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            if node.name == "*":
+                return 0
+            bound.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+    return len(read - bound)
 
 
 def title(kind: str, n: int) -> str:

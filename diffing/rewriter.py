@@ -24,7 +24,7 @@ from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace
 
 from .canvas import LINE_ROUND_STEPS, sampler_for
-from .checks import fresh, merge_traces, python_ok, title
+from .checks import fresh, merge_traces, python_ok, title, unbound_names
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
 from .repair import Unit, line_ending, mechanical_repairs, units_from_errors
@@ -197,9 +197,9 @@ class Rewriter:
         names), a candidate must keep it so: tree-sitter shrugs at a wrongly indented line,
         and 60 of 1,033 single-line HumanEval fills that tree-sitter passed made the file
         unparsable after the span. Where it does not, candidates that make the text parse
-        rank first. A one-line span (an inline completion) gets
-        ``config.line_rounds`` rounds of at most ``LINE_ROUND_STEPS`` steps, and one that ends
-        its line may first be closed mechanically.
+        rank first; then those that leave fewer names unbound. A one-line span (an inline
+        completion) gets ``config.line_rounds`` rounds of at most ``LINE_ROUND_STEPS`` steps,
+        and one that ends its line may first be closed mechanically.
         """
         prefix, suffix = text[:start], text[end:]
         baseline = before if before is not None else parse(text, path)
@@ -235,12 +235,17 @@ class Rewriter:
                                 cancel=cancel, on_step=on_step)
         res = self._validate(prefix, suffix, fill, bad, cancel, on_step, round_cfg,
                              self.config.rounds if rounds is None else rounds, ending)
-        if strict or len(res.candidates) < 2:
+        if len(res.candidates) < 2:
             return res
-        # Python could not parse the text as it was (a hole where a block's header belongs):
-        # candidates that make it parse go first, the others stay offered behind them
-        ranked = sorted(res.candidates,
-                        key=lambda c: not python_ok(probe(prefix + c + suffix), path, None))
+
+        def rank(middle: str) -> tuple[bool, int]:
+            # Where Python could not parse the text as it was (a hole where a block's header
+            # belongs), candidates that make it parse go first, the others stay offered
+            # behind them; then those that leave fewer names unbound (``unbound_names``)
+            program = probe(prefix + middle + suffix)
+            return not strict and not python_ok(program, path, None), \
+                unbound_names(program, path)
+        ranked = sorted(res.candidates, key=rank)  # stable: the engine's order within a rank
         return replace(res, text=ranked[0], candidates=ranked)
 
     def _validate(self, prefix: str, suffix: str, fill: Fill,
@@ -375,11 +380,12 @@ class Rewriter:
             scores |= zip(unscored, self.engine.score(text[:s], text[e:], unscored, cfg),
                           strict=True)
         # ``denoise_span`` kept only candidates that keep Python's parse where the text had
-        # it; where it had not, those that make it parse rank first, here as there (the
-        # parses are cached from there)
-        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates),
-                       key=lambda c: (not python_ok(text[:s] + c.text + text[e:], path, None),
-                                      -c.score))
+        # it; where it had not, those that make it parse rank first, then those that leave
+        # fewer names unbound, here as there (the checks are cached from there)
+        def rank(c: _Choice) -> tuple[bool, int, float]:
+            program = text[:s] + c.text + text[e:]
+            return not python_ok(program, path, None), unbound_names(program, path), -c.score
+        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates), key=rank)
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]
         return ranked, (model[0] if model else None), res.trace

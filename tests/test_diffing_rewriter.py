@@ -352,3 +352,41 @@ def test_a_one_line_hole_gets_its_own_round_count_and_a_short_round_budget(engin
     assert res.text is None and res.trace["calls"] == 2  # the fill, then one round
     round_steps = steps[steps.index(1, 1):]  # step numbers restart with the round
     assert max(round_steps) <= LINE_ROUND_STEPS < max(steps[:steps.index(1, 1)])
+
+
+class Inventor(Scripted):
+    """A one-token canvas writes a name nothing binds (``result``), sure of it; a longer one
+    writes ``return len(xs)`` unsure of every token, so the engine ranks ``result`` first."""
+
+    def __init__(self, tokenizer):
+        super().__init__(tokenizer, tokenizer.encode("return len(xs)"))
+        self.made_up = tokenizer.encode("result")
+        self.rival = tokenizer.encode("y")[0]
+
+    def logits(self, ctx, canvas, valid):
+        out, n = super().logits(ctx, canvas, valid)
+        for b in range(canvas.shape[0]):
+            if int(valid[b].sum()) == 1:
+                out[b] = -20.0
+                out[b, :, self.made_up[0]] = 20.0
+            else:
+                out[b, :, self.rival] = out[b].max(dim=-1).values - 0.5
+        return out, n
+
+
+def test_a_candidate_that_reads_a_name_nothing_binds_goes_last(engine):
+    """Both candidates parse and the engine prefers the unbound name; the fill (and an
+    editor's fill) is the one whose names are all bound, the other stays offered behind."""
+    sampler = SamplerConfig(lengths=(1, 4))
+    eng = Engine(Inventor(engine.tokenizer))
+    assert len(eng.tokenizer.encode("result")) == 1
+    text = "def f(xs):\n    ???\n"
+    at = text.index("???")
+    fill = eng.fill(text[:at], text[at + 3:], sampler=sampler)
+    assert fill.texts == ["result", "return len(xs)"]
+    rw = Rewriter(eng, RewriterConfig(sampler=sampler))
+    p, (res,) = rw.fill_holes(text, "t.py")
+    assert p is not None and p.text == text.replace("???", "return len(xs)")
+    assert res.candidates == ["return len(xs)", "result"]
+    p = rw.fill_at(text, at, "t.py")
+    assert p is not None and p.text == text.replace("???", "return len(xs)")

@@ -7,7 +7,7 @@ import torch
 
 from remask.infill.ar import ar_score, load_ar
 from remask.infill.data import fit_context
-from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
+from remask.infill.engine import BUNDLED, BUNDLED_AR, Engine, load_engine
 from remask.infill.sampler import SamplerConfig, Trace
 
 PREFIX = 'def add(a, b):\n    """Return the sum of a and b."""\n    return '
@@ -87,3 +87,24 @@ def test_the_denoiser_scoring_a_new_context_counts_its_pass():
     engine.score(PREFIX, SUFFIX, ["a + b", "b"], trace=warm)
     assert (cold.forward_passes, warm.forward_passes) == (2, 1)
     assert cold.tokens_processed > warm.tokens_processed
+
+
+def test_the_ranked_score_is_the_ranker_s_plus_the_denoiser_s_opinion():
+    """With a ranker the score is its exact log-probability plus ``denoiser_weight`` times
+    the denoiser's mean token log-probability, each model's context run once."""
+    engine = load_engine(BUNDLED)
+    middles = ["a + b", "b", "sum((a, b)) if a else b"]
+    tok = engine.tokenizer
+    exact, _ = ar_score(engine.ranker, tok.encode(PREFIX), tok.encode(SUFFIX),
+                        [tok.encode(m) for m in middles])
+    own = Engine(engine.backend, ranker=None).score(PREFIX, SUFFIX, middles)
+    for weight in (0.0, 2.5):
+        fresh = load_engine(BUNDLED)
+        fresh.denoiser_weight = weight
+        trace = Trace()
+        got = fresh.score(PREFIX, SUFFIX, middles, trace=trace)
+        assert got == pytest.approx([a + weight * d for a, d in zip(exact, own, strict=True)],
+                                    abs=1e-3)
+        # the ranker's context and candidates; with a weight, the denoiser's two as well
+        assert trace.forward_passes == (4 if weight else 2)
+    assert load_engine(BUNDLED_AR).denoiser_weight == 0  # an AR engine has no denoiser

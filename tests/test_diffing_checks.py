@@ -1,0 +1,38 @@
+"""``unbound_names``: the scope-blind count of names a program reads that nothing binds."""
+
+import pytest
+
+from remask.diffing.checks import unbound_names
+
+
+@pytest.mark.parametrize(("source", "count"), [
+    ("def f(xs):\n    return len(xs)\n", 0),  # parameters and builtins are bound
+    ("def f(xs):\n    return len(ys)\n", 1),  # a made-up name
+    ("def f(xs):\n    return total + extra\n", 2),  # one per distinct name
+    ("def f(xs):\n    print(total)\n    print(total)\n", 1),
+    # what the removed line bound, the rest of the function still reads
+    ("def f(xs):\n    pass\n    return total\n", 1),
+    ("def f(xs):\n    total = sum(xs)\n    return total\n", 0),
+    # every way Python binds a name counts, wherever it is (scope-blind on purpose)
+    ("import os.path as p, sys\nfrom json import loads\np, sys, loads\n", 0),
+    ("import os.path\nos.sep\n", 0),
+    ("[y for y in range(3)]\n(z := 1)\nz\n", 0),
+    ("try:\n    pass\nexcept OSError as err:\n    err\n", 0),
+    ("def g():\n    global seen\n    seen\n", 0),
+    ("class C:\n    pass\nC\n", 0),
+    ("p = {}\nmatch p:\n    case {'k': v, **rest}:\n        v, rest\n"
+     "    case [*xs]:\n        xs\n", 0),
+    ("with open('f') as fh:\n    fh\nfor i, j in []:\n    i, j\n", 0),
+    ("__name__, __file__\n", 0),
+])
+def test_counts_the_names_nothing_binds(source, count):
+    assert unbound_names(source, "t.py") == count
+
+
+@pytest.mark.parametrize(("source", "path"), [
+    ("from os import *\nsep, made_up\n", "t.py"),  # a star import may bind anything
+    ("return (\n", "t.py"),  # Python cannot parse it: nothing to say
+    ("made_up()\n", "t.js"),  # not Python
+])
+def test_says_nothing_where_it_cannot_know(source, path):
+    assert unbound_names(source, path) == 0
