@@ -125,8 +125,9 @@ def test_a_step_budget_bounds_every_tasks_denoising_steps(tmp_path):
     data = json.loads(out.read_text())
     assert data["meta"]["steps"] == 2
     for r in data["meta"]["per_task"]:
-        # a ranked fill: the context's pass, two steps, the AR ranker's prefill and scoring
-        assert r["steps"] == 2 and r["forward_passes"] == 5
+        # a ranked fill: the context's pass, two steps, the AR ranker's prefill and scoring,
+        # the denoiser's scoring (its context is the fill's)
+        assert r["steps"] == 2 and r["forward_passes"] == 6
     row = data["rows"][0]
     assert row["kept_tokens_per_step"] == sum(r["tokens"] for r in data["meta"]["per_task"]) / 6
 
