@@ -23,12 +23,6 @@ from .sampler import SamplerConfig, StepTrace, Trace, generate
 
 BUNDLED = Path(__file__).with_name("bundled")
 BUNDLED_AR = Path(__file__).with_name("bundled-ar")
-# The denoiser's mean token log-probability joins the AR ranker's summed one at this weight.
-# Measured on the shipped pair (session 25, the default fill's candidates, parse-first and
-# unbound-names-last as the Rewriter ranks): whole HumanEval single-line split pass@1
-# 12.00% / 12.58% / 12.58% / 12.39% at weights 0 / 1 / 2 / 4; on 600 single-line holes from
-# the corpus's held-out files, edit similarity 0.5427 / 0.5431 / 0.5391 / 0.5364.
-DENOISER_WEIGHT = 1.0
 
 
 @dataclass
@@ -51,23 +45,21 @@ class Engine:
     A diffusion engine denoises one canvas per starting length (``SamplerConfig.lengths``)
     and ranks the results with ``score``. With a ``ranker`` (an AR checkpoint sharing the
     tokenizer) the score is the exact log-probability of each middle and its end, plus
-    ``denoiser_weight`` times the denoiser's own mean token log-probability (a second
-    opinion that sees the suffix as a whole, for one more pass); without one, that mean
-    alone, which favours short middles.
+    ``SamplerConfig.denoiser_weight`` times the denoiser's own mean token log-probability (a
+    second opinion, for one more pass); without one, that mean alone, which favours short
+    middles.
     Measured on the first H200 pair (164 single-line tasks, no oracle length): one 16-token
     canvas passed 1.2%, the best single length 4.3%, six lengths ranked by the denoiser 5.5%,
     ranked by the AR ranker 7.9%.
     """
 
     def __init__(self, backend: Denoiser | ARModel, sampler: SamplerConfig | None = None,
-                 ranker: ARModel | None = None, denoiser_weight: float = DENOISER_WEIGHT
-                 ) -> None:
+                 ranker: ARModel | None = None) -> None:
         self.backend = backend
         self.tokenizer = backend.tokenizer
         self.sampler = sampler or SamplerConfig()
         self.ranker = ranker if ranker is not None or not isinstance(backend, ARModel) \
             else backend  # an AR engine ranks its candidates itself
-        self.denoiser_weight = denoiser_weight if self.is_diffusion else 0.0
         # An editor fills, re-fills and scores one span several times over the same prefix
         # and suffix: tokenizing a whole file again each time cost ~35 ms of a fill.
         self._encode_cached = lru_cache(maxsize=8)(lambda text: tuple(self.tokenizer.encode(text)))
@@ -189,7 +181,7 @@ class Engine:
         share one forward pass, and the score is the mean token log-probability (an empty
         middle is one ``<delete>``); the context is cut as for a fill with ``sampler``, so
         scoring reuses its context. With a ranker: the exact log-probability of the middle
-        and its end, plus ``denoiser_weight`` times the denoiser's score. Either way
+        and its end, plus ``sampler.denoiser_weight`` times the denoiser's score. Either way
         model-made and mechanical candidates are ranked on one scale. The passes spent are
         added to ``trace`` when given.
         """
@@ -209,10 +201,10 @@ class Engine:
         if trace is not None:
             trace.forward_passes += cost.forward_passes
             trace.tokens_processed += cost.tokens_processed
-        if not self.denoiser_weight:
+        if not self.is_diffusion or not cfg.denoiser_weight:
             return scores
         own = self._denoiser_scores(prefix, suffix, middles, cfg, trace)
-        return [a + self.denoiser_weight * d for a, d in zip(scores, own, strict=True)]
+        return [a + cfg.denoiser_weight * d for a, d in zip(scores, own, strict=True)]
 
     def _denoiser_scores(self, prefix: list[int], suffix: list[int], middles: list[list[int]],
                          cfg: SamplerConfig, trace: Trace | None) -> list[float]:

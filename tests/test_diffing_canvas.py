@@ -65,6 +65,13 @@ def test_only_one_line_holes_commit_at_the_line_threshold(tok):
     assert canvas_at(body, body.index("pass") + 1, tok, 0.1).threshold == BASE.threshold
 
 
+def test_only_one_line_holes_leave_ranking_to_the_ar_ranker(tok):
+    line = "def f(x):\n    return ???\n"
+    body = "def f(x):\n    pass\n"
+    assert canvas_at(line, line.index("???") + 1, tok).denoiser_weight == 0
+    assert canvas_at(body, body.index("pass") + 1, tok).denoiser_weight == BASE.denoiser_weight > 0
+
+
 def test_a_renamed_reference_gets_a_canvas_its_size(tok):
     text = "total = 1\nprint(total)\n"
     s = text.index("total)")

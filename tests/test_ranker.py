@@ -90,8 +90,9 @@ def test_the_denoiser_scoring_a_new_context_counts_its_pass():
 
 
 def test_the_ranked_score_is_the_ranker_s_plus_the_denoiser_s_opinion():
-    """With a ranker the score is its exact log-probability plus ``denoiser_weight`` times
-    the denoiser's mean token log-probability, each model's context run once."""
+    """With a ranker the score is its exact log-probability plus the sampler's
+    ``denoiser_weight`` times the denoiser's mean token log-probability, each model's context
+    run once."""
     engine = load_engine(BUNDLED)
     middles = ["a + b", "b", "sum((a, b)) if a else b"]
     tok = engine.tokenizer
@@ -99,12 +100,14 @@ def test_the_ranked_score_is_the_ranker_s_plus_the_denoiser_s_opinion():
                         [tok.encode(m) for m in middles])
     own = Engine(engine.backend, ranker=None).score(PREFIX, SUFFIX, middles)
     for weight in (0.0, 2.5):
-        fresh = load_engine(BUNDLED)
-        fresh.denoiser_weight = weight
         trace = Trace()
-        got = fresh.score(PREFIX, SUFFIX, middles, trace=trace)
+        got = load_engine(BUNDLED).score(PREFIX, SUFFIX, middles,
+                                         SamplerConfig(denoiser_weight=weight), trace)
         assert got == pytest.approx([a + weight * d for a, d in zip(exact, own, strict=True)],
                                     abs=1e-3)
         # the ranker's context and candidates; with a weight, the denoiser's two as well
         assert trace.forward_passes == (4 if weight else 2)
-    assert load_engine(BUNDLED_AR).denoiser_weight == 0  # an AR engine has no denoiser
+    # an AR engine ranks by its own log-probability whatever the weight
+    ar_engine = load_engine(BUNDLED_AR)
+    assert ar_engine.score(PREFIX, SUFFIX, middles, SamplerConfig(denoiser_weight=2.5)) == \
+        pytest.approx(ar_engine.score(PREFIX, SUFFIX, middles), abs=1e-3)

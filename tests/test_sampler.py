@@ -111,6 +111,8 @@ def test_bad_sampler_arguments_raise_value_error():
         SamplerConfig(lengths=(4, 0))
     with pytest.raises(ValueError):
         SamplerConfig(lengths=(2, 8), min_length=3)
+    with pytest.raises(ValueError):
+        SamplerConfig(denoiser_weight=-1)
 
 
 def test_real_engine_keeps_every_byte_outside_the_span():
