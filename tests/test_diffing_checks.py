@@ -1,4 +1,4 @@
-"""``unbound_names``: the scope-blind count of names a program reads that nothing binds."""
+"""``unbound_names``: how many names a program reads that no scope they could come from binds."""
 
 import pytest
 
@@ -13,12 +13,19 @@ from remask.diffing.checks import unbound_names
     # what the removed line bound, the rest of the function still reads
     ("def f(xs):\n    pass\n    return total\n", 1),
     ("def f(xs):\n    total = sum(xs)\n    return total\n", 0),
-    # every way Python binds a name counts, wherever it is (scope-blind on purpose)
+    # Python's scopes: another function's name is not this one's ...
+    ("def mean(values):\n    return values\ndef clamp(x):\n    return values\n", 1),
+    ("class C:\n    size = 1\n    def m(self):\n        return size\n", 1),
+    # ... an enclosing function's is, and so is a module name bound below the reader
+    ("def f(xs):\n    def g():\n        return xs\n    return g\n", 0),
+    ("def f():\n    return LIMIT\nLIMIT = 3\n", 0),
+    ("def f():\n    global seen\n    seen = 1\ndef g():\n    return seen\n", 0),
+    ("def f():\n    global seen\n    return seen\n", 1),  # declared, never bound
+    # every way Python binds a name counts
     ("import os.path as p, sys\nfrom json import loads\np, sys, loads\n", 0),
     ("import os.path\nos.sep\n", 0),
     ("[y for y in range(3)]\n(z := 1)\nz\n", 0),
     ("try:\n    pass\nexcept OSError as err:\n    err\n", 0),
-    ("def g():\n    global seen\n    seen\n", 0),
     ("class C:\n    pass\nC\n", 0),
     ("p = {}\nmatch p:\n    case {'k': v, **rest}:\n        v, rest\n"
      "    case [*xs]:\n        xs\n", 0),
