@@ -46,7 +46,8 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
                         "CPU computes it natively, 15-35%% faster a step; else fp32)")
     p.add_argument("--ranker", default="bundled",
                    help="AR checkpoint that ranks the diffusion model's candidate lengths "
-                        "(default: the bundled AR baseline; 'none': the denoiser ranks them)")
+                        "with the denoiser (default: the bundled AR baseline; 'none': the "
+                        "denoiser alone)")
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads on CPU (default 1: a denoising step is a few small "
                         "matrices, and more threads only wait on each other)")
