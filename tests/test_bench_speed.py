@@ -12,6 +12,7 @@ from remask.infill.engine import BUNDLED, BUNDLED_AR
 
 COLUMNS = {"pass@1", "forward_passes_per_task", "tokens_processed_per_task", "latency_p50_s",
            "latency_p95_s", "cpu_s_per_task", "accepted_tokens_per_s", "ratio_to_ar",
+           "accepted_tokens_per_cpu_s", "cpu_ratio_to_ar",
            "peak_rss_mib"}
 
 
@@ -59,6 +60,11 @@ def test_rows_measure_what_they_claim(speed_run):
     # the context cache computes the prefix and suffix once instead of every step
     assert cached["tokens_processed_per_task"] < threshold["tokens_processed_per_task"]
     assert ar["generated_ratio_to_ar"] == pytest.approx(1.0)
+    # accepted tokens per CPU-second: the passing completions' tokens over the rows' CPU time
+    for r, tasks in zip(data["rows"], data["meta"]["per_task"].values(), strict=True):
+        accepted = sum(t["tokens"] for t in tasks if t["status"] == "passed")
+        cpu = sum(t["cpu_seconds"] for t in tasks)
+        assert r["accepted_tokens_per_cpu_s"] == pytest.approx(accepted / cpu)
 
 
 @pytest.mark.parametrize("argv,message", [
