@@ -190,12 +190,13 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
     total_s = sum(seconds)
     passes = sum(r.forward_passes for r in results)
     steps = sum(r.steps for r in results)
+    generated = sum(r.tokens for r in results)
     accepted = sum(r.tokens for r in results if r.status == "passed")
     n_passed = sum(r.status == "passed" for r in results)
     cpu = sum(r.cpu_seconds for r in results)
     return {
         "tasks": n,
-        "pass@1": sum(r.status == "passed" for r in results) / n,
+        "pass@1": n_passed / n,
         "empty_rate": sum(not r.completion.strip() for r in results) / n,
         "exact_match": sum(r.exact for r in results) / n,
         "edit_sim": sum(r.edit_sim for r in results) / n,
@@ -204,10 +205,10 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
         "tokens_per_forward": sum(r.tokens_committed for r in results) / passes if passes
         else None,
         # the returned candidate's tokens only: rows denoised for other lengths don't count
-        "kept_tokens_per_forward": sum(r.tokens for r in results) / passes if passes else None,
+        "kept_tokens_per_forward": generated / passes if passes else None,
         # the sampler's parallelism alone: context, ranking and rounds' overheads left out
         "steps_per_task": steps / n,
-        "kept_tokens_per_step": sum(r.tokens for r in results) / steps if steps else None,
+        "kept_tokens_per_step": generated / steps if steps else None,
         "latency_p50_s": float(np.percentile(seconds, 50)),
         "latency_p95_s": float(np.percentile(seconds, 95)),
         "cpu_s_per_task": cpu / n,
@@ -216,8 +217,7 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
         "accepted_tokens_per_cpu_s": accepted / cpu if cpu > 0 else None,
         # the product's measure: what one passing completion costs, however long it is
         "cpu_s_per_accepted": cpu / n_passed if n_passed else None,
-        "generated_tokens_per_s": sum(r.tokens for r in results) / total_s if total_s > 0
-        else None,
+        "generated_tokens_per_s": generated / total_s if total_s > 0 else None,
     }
 
 
