@@ -22,6 +22,7 @@ import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from remask.diffing.canvas import HOLE_SAMPLES
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.infill.engine import Engine, load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
@@ -59,12 +60,14 @@ class TaskResult:
 def task_sampler(**kwargs) -> SamplerConfig:
     """The sampler a benchmark task gets: that of a hole that wants text.
 
-    As ``remask fill`` treats a ``???`` marker, its canvas never empties and blank candidates
-    rank last. A removed line is never blank, and neither is an answer a user asks for; counting the
-    model's "end the line here" as a completion only measured how often it gave up
-    (16.6% of whole-set single-line answers from the bundled model were blank).
+    As ``remask fill`` treats a ``???`` marker, its canvas never empties, blank candidates
+    rank last, and ``HOLE_SAMPLES`` rows drawn at the sampler's temperature join the argmax rows
+    (``samples=0`` for the argmax rows alone). A removed line is never blank, and neither is an
+    answer a user asks for; counting the model's "end the line here" as a completion only
+    measured how often it gave up (16.6% of whole-set single-line answers from the bundled
+    model were blank).
     """
-    return SamplerConfig(min_length=1, **kwargs)
+    return SamplerConfig(**{"min_length": 1, "samples": HOLE_SAMPLES, **kwargs})
 
 
 def threshold_arg(text: str) -> float | None:
@@ -232,6 +235,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=int, default=SamplerConfig.max_steps,
                    help="denoising steps a canvas may take at most; each commits at least what "
                         f"the steps left need (default {SamplerConfig.max_steps})")
+    p.add_argument("--samples", type=int, default=HOLE_SAMPLES,
+                   help="rows drawn beside the argmax rows, as for a ??? hole "
+                        f"(default {HOLE_SAMPLES}; 0: the argmax rows alone)")
     p.add_argument("--oracle-length", action="store_true",
                    help="give the sampler the true middle length in tokens (an upper bound)")
     p.add_argument("--rewriter", action="store_true",
@@ -245,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
         tasks = tasks_from_args(args)
         if args.steps < 1:
             raise ValueError("--steps must be at least 1")
+        if args.samples < 0:
+            raise ValueError("--samples must not be negative")
         if args.rewriter and args.oracle_length:
             raise ValueError("--rewriter and --oracle-length: the rewriter never knows the length")
         engine = load_engine(args.model, precision=args.precision)
@@ -252,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"remask bench infill: {e}", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
-    sampler = task_sampler(threshold=args.threshold, max_steps=args.steps)
+    sampler = task_sampler(threshold=args.threshold, max_steps=args.steps, samples=args.samples)
     rewriter = Rewriter(engine, RewriterConfig(sampler=sampler)) if args.rewriter else None
     results = generate_all(engine, tasks, sampler, args.oracle_length, rewriter=rewriter)
     judge_all(tasks, results, SandboxConfig(timeout=args.timeout))
@@ -262,7 +270,8 @@ def run(args: argparse.Namespace) -> int:
     if args.oracle_length and not engine.is_diffusion:
         notes.append("--oracle-length has no effect on an autoregressive model")
     meta = {"split": args.split, "limit": args.limit, "oracle_length": args.oracle_length,
-            "threshold": args.threshold, "steps": args.steps, "model": str(args.model or "bundled"),
+            "threshold": args.threshold, "steps": args.steps, "samples": args.samples,
+            "model": str(args.model or "bundled"),
             "rewriter": args.rewriter,
             "diffusion": engine.is_diffusion, "threads": args.threads,
             "precision": args.precision, "dtype": str(compute_dtype(args.precision)),

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from remask.diffing.canvas import HOLE_SAMPLES
 from remask.diffing.files import SourceError, atomic_write, read_source
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 
@@ -20,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--write", action="store_true", help="replace the file (atomically)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--candidates", type=int, default=1)
+    p.add_argument("--samples", type=int, default=HOLE_SAMPLES,
+                   help="rows drawn beside the argmax rows for a hole on lines of its own "
+                        f"(default {HOLE_SAMPLES}; 0: the argmax rows alone, faster)")
     add_model_args(p)
     p.set_defaults(func=run)
 
@@ -27,13 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.marker:
         return fail("fill", "--marker must not be empty")
+    if args.samples < 0:
+        return fail("fill", "--samples must not be negative")
     try:
         text = read_source(args.file)
         with model_status() as status:
             status.engine = engine = engine_from_args(args)
             rewriter = Rewriter(engine, RewriterConfig(
                 marker=args.marker, candidates=args.candidates, sampler=engine.sampler,
-                line_threshold=args.line_threshold))
+                line_threshold=args.line_threshold, hole_samples=args.samples))
             proposal, results = rewriter.fill_holes(text, args.file, on_step=status.on_step)
     except (SourceError, UsageError) as e:
         return fail("fill", str(e))

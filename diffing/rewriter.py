@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace
 
-from .canvas import LINE_ROUND_STEPS, sampler_for
+from .canvas import HOLE_SAMPLES, LINE_ROUND_STEPS, sampler_for
 from .checks import fresh, merge_traces, python_ok, title, unbound_names
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
@@ -51,6 +51,9 @@ class RewriterConfig:
     # inline completion does (6 steps, broken candidates closed mechanically, rounds
     # batched): 0 / 1 / 2 rounds pass 6.5% / 7.75% / 7.75%, fill p95 253 / 303 / 379 ms.
     line_rounds: int | None = 1
+    # Rows drawn beside the argmax rows for a hole that wants a line or more (canvas.py says
+    # why); a quick ``fill_at`` (an inline completion nobody asked for) draws none.
+    hole_samples: int = HOLE_SAMPLES
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     kinds: frozenset[str] = frozenset(KINDS)
     span_cap: int = 600  # max characters re-denoised for one edit
@@ -140,16 +143,17 @@ class Rewriter:
         return self._verified(prop, text, path)
 
     def fill_at(self, text: str, cursor: int, path: str | None = None, *, cancel: Cancel = None,
-                on_step: OnStep = None) -> Proposal | None:
+                on_step: OnStep = None, quick: bool = False) -> Proposal | None:
         """Fill the hole under the cursor; the text is always the model's.
 
         The hole is a marker at/near the cursor, else the empty / ``pass`` / ``...`` body it
-        sits in, else the rest of its line.
+        sits in, else the rest of its line. ``quick`` (a fill asked at a pause in typing)
+        draws no extra rows for a whole-line hole: the argmax rows alone answer sooner.
         """
         if not 0 <= cursor <= len(text):
             raise ValueError(f"cursor {cursor} outside a text of {len(text)} characters")
         span = cursor_hole(text, cursor, self.config.marker)
-        p = self._propose_spans(text, [span], "hole", path, cancel, on_step)
+        p = self._propose_spans(text, [span], "hole", path, cancel, on_step, quick=quick)
         return self._verified(p, text, path)
 
     def prepare_at(self, text: str, cursor: int, path: str | None = None) -> None:
@@ -304,7 +308,8 @@ class Rewriter:
 
     # groups of spans ----------------------------------------------------------------------
     def _propose_spans(self, text: str, spans: list[Span], kind: str, path: str | None,
-                       cancel: Cancel, on_step: OnStep) -> Proposal | None:
+                       cancel: Cancel, on_step: OnStep, quick: bool = False
+                       ) -> Proposal | None:
         """Denoise each span left to right (each sees the choices before it) into one proposal.
 
         The proposal's text uses the top-ranked candidate per span; ``alternatives`` holds the
@@ -316,7 +321,7 @@ class Rewriter:
         for span in sorted(spans, key=lambda s: s.start):
             s, e = span.start + shift, span.end + shift
             choices, model, trace = self._choices(current, s, e, span, baseline, path, cancel,
-                                                  on_step)
+                                                  on_step, quick)
             traces.append(trace)
             if not choices or not (choices[0].text + current[s:e]).strip():
                 sources.append(None)  # nothing, or blanks where there were blanks: no edit
@@ -342,10 +347,11 @@ class Rewriter:
         return Proposal(kind, title(kind, len(done)), done, current,
                         minimal_edits(text, current, _ranges(done)), alts, trace)
 
-    def _sampler_for(self, span: Span, text: str, s: int, e: int,
-                     path: str | None) -> SamplerConfig:
+    def _sampler_for(self, span: Span, text: str, s: int, e: int, path: str | None,
+                     quick: bool = False) -> SamplerConfig:
         return sampler_for(span, text, s, e, self.config.sampler, self.config.marker,
-                           self.engine.tokenizer, self.config.line_threshold, path)
+                           self.engine.tokenizer, self.config.line_threshold, path,
+                           samples=0 if quick else self.config.hole_samples)
 
     @staticmethod
     def _keeps_syntax(baseline: Document, text: str, path: str | None, strict: bool) -> bool:
@@ -354,7 +360,7 @@ class Rewriter:
             (not strict or python_ok(text, path, None))
 
     def _choices(self, text: str, s: int, e: int, span: Span, baseline: Document,
-                 path: str | None, cancel: Cancel, on_step: OnStep
+                 path: str | None, cancel: Cancel, on_step: OnStep, quick: bool = False
                  ) -> tuple[list[_Choice], _Choice | None, dict]:
         """Return validated candidates for one span, ranked, and the model's own top candidate.
 
@@ -366,7 +372,7 @@ class Rewriter:
                 if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
         # A valid mechanical candidate already answers the span: the model's candidates are
         # ranked with it but get no re-mask rounds, which cost seconds on junk candidates.
-        cfg = self._sampler_for(span, text, s, e, path)
+        cfg = self._sampler_for(span, text, s, e, path, quick)
         res = self.denoise_span(text, s, e, path, before=baseline, sampler=cfg,
                                 rounds=0 if mech else None, cancel=cancel, on_step=on_step)
         if cancel is not None and cancel():

@@ -8,6 +8,8 @@ said, and every byte outside it is returned untouched by construction.
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -88,7 +90,7 @@ class Engine:
             return Fill([self.tokenizer.decode(ids)], [ids], trace)
         rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
                                oracle_length=oracle_length, cancel=cancel, on_step=on_step)
-        return self._ranked(p, s, rows, trace, cfg)
+        return self._ranked(p, s, rows, trace, cfg, drawn=cfg.samples > 0)
 
     @torch.no_grad()
     def prepare(self, prefix: str, suffix: str, sampler: SamplerConfig | None = None) -> None:
@@ -105,16 +107,28 @@ class Engine:
             prefill(self.ranker, p, s, cfg.max_length)
 
     def _ranked(self, prefix: list[int], suffix: list[int], rows: list[list[int]],
-                trace: Trace, cfg: SamplerConfig) -> Fill:
-        """The rows as a Fill, duplicates dropped and best first by score."""
+                trace: Trace, cfg: SamplerConfig, drawn: bool = False) -> Fill:
+        """The rows as a Fill, duplicates dropped and best first by score.
+
+        When some rows were ``drawn`` at a temperature, how many rows wrote a text estimates
+        how much the model believes in it: ``cfg.agreement_weight`` × log(votes) joins the
+        score. Among argmax rows alone agreement says little (rows of nearby starting
+        lengths converge on the same junk) and is left out.
+        """
         texts: dict[str, list[int]] = {}
+        votes: Counter[str] = Counter()
         for r in rows:
-            texts.setdefault(self.tokenizer.decode(r), r)
+            text = self.tokenizer.decode(r)
+            texts.setdefault(text, r)
+            votes[text] += 1
         if len(texts) < 2:
             return Fill(list(texts), list(texts.values()), trace)
         # each text as the tokenizer writes it, so a fill ranks as ``score`` would rank it
         middles = [self.tokenizer.encode(t) for t in texts]
         scores = self._score_ids(prefix, suffix, middles, cfg, trace)
+        if drawn:
+            scores = [sc + cfg.agreement_weight * math.log(votes[t])
+                      for sc, t in zip(scores, texts, strict=True)]
         # a hole that wants text (``min_length``) ranks blank candidates last: whitespace is
         # no fill of it, however likely the model finds ending the line at once
         ranked = sorted(zip(scores, texts.items(), strict=True),

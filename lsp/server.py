@@ -224,18 +224,20 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
     cursor = loc.offset(params.position)
     live = Live(ls, ls.model.engine, state.uri, v, "fill", params.work_done_token,
                 after=ls.settings.progress_delay_ms / 1000)
+    # Typed, not asked for: another key may follow, so the fill waits for a pause (its first
+    # step comes after a prefill the cancel check can't stop; the model thread computes that
+    # prefill meanwhile, which the fill then reuses), and it is a quick one.
+    typed = params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic
     try:
         with state.ask():
-            if params.context.trigger_kind == types.InlineCompletionTriggerKind.Automatic:
-                # Typed, not asked for: another key may follow, so the fill waits for a pause
-                # (its first step comes after a prefill the cancel check can't stop); the
-                # model thread computes that prefill meanwhile, which the fill then reuses.
+            if typed:
                 await asyncio.gather(asyncio.sleep(ls.settings.debounce_ms / 1000),
                                      ls.docs.prepare(lambda: rw.prepare_at(text, cursor,
                                                                            state.path),
                                                      state.stale(v)))
             p = await ls.docs.run(lambda cancel: rw.fill_at(
-                text, cursor, state.path, cancel=cancel, on_step=live.on_step), state.stale(v))
+                text, cursor, state.path, cancel=cancel, on_step=live.on_step, quick=typed),
+                state.stale(v))
     finally:
         live.finish()
     if p is None or state.version != v:

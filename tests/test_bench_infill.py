@@ -132,6 +132,21 @@ def test_a_step_budget_bounds_every_tasks_denoising_steps(tmp_path):
     assert row["kept_tokens_per_step"] == sum(r["tokens"] for r in data["meta"]["per_task"]) / 6
 
 
+def test_drawn_rows_join_the_batch_not_the_passes(tmp_path):
+    """``--samples`` rows ride in the argmax rows' batch: as many passes, more positions."""
+    runs = {}
+    for n in (0, 8):
+        out = tmp_path / f"samples{n}.json"
+        assert main(["bench", "infill", "--limit", "2", "--steps", "2", "--samples", str(n),
+                     "--json", str(out)]) == 0
+        data = json.loads(out.read_text())
+        assert data["meta"]["samples"] == n
+        runs[n] = data["meta"]["per_task"]
+    for argmax, drawn in zip(runs[0], runs[8], strict=True):
+        assert argmax["forward_passes"] == drawn["forward_passes"] == 6
+        assert drawn["tokens_processed"] > argmax["tokens_processed"]
+
+
 def test_the_ar_baseline_runs_through_the_same_bench(tmp_path):
     out = tmp_path / "ar.json"
     assert main(["bench", "infill", "--limit", "1", "--model", str(BUNDLED_AR),
@@ -173,6 +188,7 @@ def test_cli_rewriter_rows_are_labelled(tmp_path):
     (["--rewriter", "--oracle-length"], "never knows the length"),
     (["--limit", "0"], "--limit must be at least 1"),
     (["--steps", "0"], "--steps must be at least 1"),
+    (["--samples", "-1"], "--samples must not be negative"),
     (["--data", "/nonexistent"], "not found"),
     (["--model", "/nonexistent"], "no such model directory"),
 ])

@@ -118,12 +118,16 @@ def test_the_step_budget_reaches_every_fill(tmp_path, capsys):
     assert trace["steps"] > trace["calls"]  # unbudgeted (a line's budget of 4) it takes more
 
 
-def test_a_step_budget_below_one_exits_2_with_one_line(tmp_path, capsys):
+@pytest.mark.parametrize("argv, message", [
+    (["--steps", "0"], "--steps must be at least 1"),
+    (["--samples", "-1"], "--samples must not be negative"),
+])
+def test_a_bad_budget_exits_2_with_one_line(tmp_path, capsys, argv, message):
     src = tmp_path / "a.py"
     src.write_text("x = ???\n")
-    assert main(["fill", str(src), "--write", "--steps", "0"]) == 2
+    assert main(["fill", str(src), "--write", *argv]) == 2
     err = capsys.readouterr().err
-    assert "--steps must be at least 1" in err and err.count("\n") == 1
+    assert message in err and err.count("\n") == 1
     assert src.read_text() == "x = ???\n"
 
 

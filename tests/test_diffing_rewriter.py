@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from scripted import Scripted
 
-from remask.diffing.canvas import LINE_ROUND_STEPS
+from remask.diffing.canvas import LINE_LENGTHS, LINE_ROUND_STEPS
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig, _without_blank_line
 from remask.diffing.spans import find_change
@@ -390,3 +390,29 @@ def test_a_candidate_that_reads_a_name_nothing_binds_goes_last(engine):
     assert res.candidates == ["return len(xs)", "result"]
     p = rw.fill_at(text, at, "t.py")
     assert p is not None and p.text == text.replace("???", "return len(xs)")
+
+
+class Rows(Scripted):
+    """Writes ``x`` and keeps the number of rows of every batch it is asked to denoise."""
+
+    def __init__(self, tokenizer):
+        super().__init__(tokenizer, tokenizer.encode("x"))
+        self.batches: list[int] = []
+
+    def logits(self, ctx, canvas, valid):
+        self.batches.append(canvas.shape[0])
+        return super().logits(ctx, canvas, valid)
+
+
+@pytest.mark.parametrize("text, quick, rows", [
+    ("def f(xs):\n    ???\n", False, 3 + 5),  # a line of its own that wants text: draws too
+    ("def f(xs):\n    ???\n", True, 3),  # an inline completion nobody asked for: argmax only
+    ("def f(xs):\n    return ???\n", False, len(LINE_LENGTHS)),  # one line: a budget, no draws
+])
+def test_a_hole_on_lines_of_its_own_draws_rows_beside_the_argmax_rows(engine, text, quick, rows):
+    backend = Rows(engine.tokenizer)
+    sampler = SamplerConfig(lengths=(1, 2, 4))
+    rw = Rewriter(Engine(backend), RewriterConfig(sampler=sampler, hole_samples=5))
+    p = rw.fill_at(text, text.index("???"), "t.py", quick=quick)
+    assert p is not None and "???" not in p.text
+    assert backend.batches[0] == rows

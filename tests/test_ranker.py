@@ -1,6 +1,9 @@
 """The AR ranker: exact log-probabilities of candidate middles, and how the engine uses them."""
 
+import math
 import shutil
+from collections import Counter
+from dataclasses import replace
 
 import pytest
 import torch
@@ -8,7 +11,7 @@ import torch
 from remask.infill.ar import ar_score, load_ar
 from remask.infill.data import fit_context
 from remask.infill.engine import BUNDLED, BUNDLED_AR, Engine, load_engine
-from remask.infill.sampler import SamplerConfig, Trace
+from remask.infill.sampler import SamplerConfig, Trace, generate
 
 PREFIX = 'def add(a, b):\n    """Return the sum of a and b."""\n    return '
 SUFFIX = "\n\n\nprint(add(1, 2))\n"
@@ -111,3 +114,26 @@ def test_the_ranked_score_is_the_ranker_s_plus_the_denoiser_s_opinion():
     ar_engine = load_engine(BUNDLED_AR)
     assert ar_engine.score(PREFIX, SUFFIX, middles, SamplerConfig(denoiser_weight=2.5)) == \
         pytest.approx(ar_engine.score(PREFIX, SUFFIX, middles), abs=1e-3)
+
+
+def test_with_drawn_rows_the_rows_vote():
+    """A fill that drew rows adds ``agreement_weight`` × log(rows that wrote a text) to each
+    text's score; one of argmax rows alone does not."""
+    engine = load_engine(BUNDLED)
+    tok = engine.tokenizer
+    cfg = SamplerConfig(min_length=1, samples=12, agreement_weight=0.5)
+    rows, _ = generate(engine.backend, tok.encode(PREFIX), tok.encode(SUFFIX), cfg)
+    votes = Counter(tok.decode(r) for r in rows)  # the same rows: the draws are seeded
+    assert max(votes.values()) > 1 and len(votes) > 1
+    fill = engine.fill(PREFIX, SUFFIX, sampler=cfg)
+    assert sorted(fill.texts) == sorted(votes)
+    plain = engine.score(PREFIX, SUFFIX, fill.texts, cfg)
+    assert fill.scores == pytest.approx([p + 0.5 * math.log(votes[t])
+                                         for p, t in zip(plain, fill.texts, strict=True)],
+                                        abs=1e-3)
+    argmax = replace(cfg, samples=0)
+    prefix, suffix = "def greet(name):\n    print(", ")\n"  # argmax rows that disagree
+    fill = engine.fill(prefix, suffix, sampler=argmax)
+    assert len(fill.texts) > 1
+    assert fill.scores == pytest.approx(engine.score(prefix, suffix, fill.texts, argmax),
+                                        abs=1e-3)

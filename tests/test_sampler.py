@@ -102,6 +102,37 @@ def test_the_step_budget_spreads_the_commits_so_every_position_lands_in_time(tok
     assert trace.steps[0].expanded == 0
 
 
+class Torn(Scripted):
+    """Every position is torn between two tokens, ``a`` a little likelier than ``b``."""
+
+    def __init__(self, tokenizer: Tokenizer, a: int, b: int):
+        super().__init__(tokenizer, [])
+        self.a, self.b = a, b
+
+    def logits(self, ctx, canvas, valid):
+        self.calls += 1
+        out = torch.full((*canvas.shape, self.tokenizer.vocab_size), -20.0)
+        out[..., self.a], out[..., self.b] = 0.2, 0.0
+        return out, canvas.numel()
+
+
+def test_sampled_rows_draw_beside_the_argmax_rows_and_repeat_with_the_seed(tok):
+    """``samples`` adds rows drawn at ``temperature`` (lengths cycling) to the argmax rows;
+    the draws differ from the argmax, repeat with the seed, and never touch a re-mask round."""
+    a, b = tok.encode("x")[0], tok.encode("y")[0]
+    cfg = SamplerConfig(lengths=(2, 3), samples=4, threshold=None, tokens_per_step=8)
+    ids, _ = generate(Torn(tok, a, b), [], [], cfg)
+    assert [len(r) for r in ids] == [2, 3, 2, 3, 2, 3]  # two argmax rows, four drawn
+    assert ids[:2] == [[a, a], [a, a, a]]  # argmax: the likelier token everywhere
+    drawn = [t for r in ids[2:] for t in r]
+    assert set(drawn) == {a, b}  # 10 draws at p(b) = 0.43: all one token is a 1-in-270 event
+    assert generate(Torn(tok, a, b), [], [], cfg)[0] == ids  # seeded: a fill repeats
+    assert generate(Torn(tok, a, b), [], [], replace(cfg, seed=1))[0] != ids
+    mask = tok.special.mask
+    again, _ = generate(Torn(tok, a, b), [], [], cfg, init_canvases=[[mask, b], [mask]])
+    assert again == [[a, b], [a]]  # a re-mask round takes the argmax and adds no rows
+
+
 def test_bad_sampler_arguments_raise_value_error():
     with pytest.raises(ValueError):
         SamplerConfig(init_length=0)
@@ -113,6 +144,10 @@ def test_bad_sampler_arguments_raise_value_error():
         SamplerConfig(lengths=(2, 8), min_length=3)
     with pytest.raises(ValueError):
         SamplerConfig(denoiser_weight=-1)
+    with pytest.raises(ValueError):
+        SamplerConfig(samples=-1)
+    with pytest.raises(ValueError):
+        SamplerConfig(samples=2, temperature=0)
 
 
 def test_real_engine_keeps_every_byte_outside_the_span():
