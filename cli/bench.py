@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHES = ("infill", "inline", "speed", "edits", "quality", "lsp", "stress")
+BENCHES = ("infill", "inline", "speed", "edits", "quality", "lines", "lsp", "stress")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

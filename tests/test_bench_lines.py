@@ -1,0 +1,69 @@
+"""``remask bench lines``: line tasks cut from a real held-out split, filled by the real model."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from remask.bench.infill import is_exact
+from remask.bench.lines import PER_FILE, cut_lines
+from remask.cli import main
+from remask.infill.corpus import write_split
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+FILES = ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py", "bisect.py")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """A held-out split of five real standard-library files, written as ``remask train`` does."""
+    root = tmp_path_factory.mktemp("corpus")
+    write_split(root, "heldout", [(name, (STDLIB / name).read_bytes()) for name in FILES])
+    return root
+
+
+def test_each_task_is_one_whole_statement_line_of_a_function_body(corpus):
+    tasks = cut_lines(corpus, 100)
+    assert len(tasks) == len({t.task_id for t in tasks}) == len(FILES) * PER_FILE
+    sources = {name: (STDLIB / name).read_text() for name in FILES}
+    per_file: dict[str, int] = {}
+    for t in tasks:
+        name, line = t.task_id.rsplit(":", 1)
+        per_file[name] = per_file.get(name, 0) + 1
+        assert t.prompt + t.canonical_solution + t.suffix == sources[name]
+        assert t.prompt.count("\n") == int(line) - 1 and t.canonical_solution.endswith("\n")
+        (stmt,) = ast.parse(textwrap.dedent(t.canonical_solution)).body  # one statement
+        assert not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+        assert t.canonical_solution[0] in " \t"  # indented: inside a body, not a module line
+    assert max(per_file.values()) <= PER_FILE
+    assert [t.task_id for t in cut_lines(corpus, 100)] == [t.task_id for t in tasks]  # seeded
+    assert [t.task_id for t in cut_lines(corpus, 5)] == [t.task_id for t in tasks[:5]]
+
+
+def test_cli_fills_the_lines_and_writes_json(corpus, tmp_path, capsys):
+    out = tmp_path / "lines.json"
+    assert main(["bench", "lines", "--corpus", str(corpus), "--limit", "2", "--samples", "0",
+                 "--json", str(out)]) == 0
+    assert "edit_sim" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    (row,) = data["rows"]
+    assert row["tasks"] == 2 and 0 <= row["edit_sim"] <= 1 and row["forward_passes_per_task"] > 1
+    tasks = {t.task_id: t for t in cut_lines(corpus, 2)}
+    for r in data["meta"]["per_task"]:
+        assert r["exact"] == is_exact(r["completion"], tasks[r["task_id"]].canonical_solution)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--corpus", "/nonexistent"], "no held-out corpus"),
+    (["--limit", "0"], "--limit and --threads must be at least 1"),
+])
+def test_bad_input_exits_2_with_one_line(argv, message, capsys, tmp_path):
+    assert main(["bench", "lines", "--json", str(tmp_path / "x.json"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "x.json").exists()
