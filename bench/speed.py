@@ -26,6 +26,7 @@ from pathlib import Path
 
 import torch
 
+from remask.diffing.canvas import HOLE_SAMPLES
 from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
 from remask.infill.precision import compute_dtype
 from remask.infill.sampler import SamplerConfig
@@ -65,18 +66,25 @@ class SpeedConfig:
 
 
 def configs(model: Path, ar_model: Path, thresholds: list[float], precision: str = "auto",
-            budgets: list[int] | tuple[int, ...] = ()) -> list[SpeedConfig]:
-    """Build the rows, AR first (the ratios are taken against it), then 1 token/step."""
+            budgets: list[int] | tuple[int, ...] = (), samples: int = HOLE_SAMPLES
+            ) -> list[SpeedConfig]:
+    """Build the rows, AR first (the ratios are taken against it), then 1 token/step.
+
+    Every diffusion row fills as ``remask fill`` fills a ``???`` hole, ``samples`` drawn
+    rows included (0: the argmax rows alone).
+    """
+    def diffusion(**kwargs) -> SamplerConfig:
+        return task_sampler(samples=samples, **kwargs)
     rows = [SpeedConfig("AR (KV cache)", ar_model, True, task_sampler(), precision),
             SpeedConfig("diffusion 1 token/step", model, False,
-                        task_sampler(threshold=None, tokens_per_step=1), precision)]
+                        diffusion(threshold=None, tokens_per_step=1), precision)]
     for t in thresholds:
         rows += [SpeedConfig(f"diffusion + threshold {t:g}", model, False,
-                             task_sampler(threshold=t), precision),
+                             diffusion(threshold=t), precision),
                  SpeedConfig(f"diffusion + threshold {t:g} + cache", model, True,
-                             task_sampler(threshold=t), precision)]
+                             diffusion(threshold=t), precision)]
         rows += [SpeedConfig(f"diffusion + threshold {t:g} + cache, {n} steps", model, True,
-                             task_sampler(threshold=t, max_steps=n), precision)
+                             diffusion(threshold=t, max_steps=n), precision)
                  for n in budgets]
     return rows
 
@@ -172,6 +180,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=int, nargs="+", default=[], metavar="N",
                    help="denoising step budgets, each adding a cached row per threshold "
                         f"(the other rows: {SamplerConfig.max_steps}, which seldom binds)")
+    p.add_argument("--samples", type=int, default=HOLE_SAMPLES,
+                   help="rows drawn beside the argmax rows in every diffusion row, as for a "
+                        f"??? hole (default {HOLE_SAMPLES}; 0: the argmax rows alone)")
     p.set_defaults(func=run)
 
 
@@ -182,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--threshold must be a number here (1 token/step is its own row)")
         if any(n < 1 for n in args.steps):
             raise ValueError("--steps must be at least 1")
+        if args.samples < 0:
+            raise ValueError("--samples must not be negative")
         for directory, diffusion, kind in ((args.model, True, "a diffusion"),
                                            (args.ar_model, False, "an AR")):
             if load_engine(directory).is_diffusion != diffusion:
@@ -190,11 +203,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"remask bench speed: {e}", file=sys.stderr)
         return 2
     rows, per_config = measure_all(configs(args.model, args.ar_model, args.threshold,
-                                           args.precision, args.steps), tasks,
+                                           args.precision, args.steps, args.samples), tasks,
                                    args.threads, SandboxConfig(timeout=args.timeout))
     notes = _notes(rows, args.threads)
     meta = {"split": args.split, "limit": args.limit, "threshold": args.threshold,
-            "steps": args.steps, "model": str(args.model), "ar_model": str(args.ar_model),
+            "steps": args.steps, "samples": args.samples, "model": str(args.model),
+            "ar_model": str(args.ar_model),
             "threads": args.threads,
             "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "sandbox_network": network_isolation(), "per_task": per_config}

@@ -8,6 +8,7 @@ import pytest
 
 from remask.bench.speed import configs
 from remask.cli import main
+from remask.diffing.canvas import HOLE_SAMPLES
 from remask.infill.engine import BUNDLED, BUNDLED_AR
 
 COLUMNS = {"pass@1", "forward_passes_per_task", "tokens_processed_per_task", "latency_p50_s",
@@ -36,6 +37,9 @@ def test_the_rows_in_order():
     budgets = configs(BUNDLED, BUNDLED_AR, [0.9], budgets=[4, 2])
     assert [(r.use_cache, r.sampler.max_steps) for r in budgets[4:]] == [(True, 4), (True, 2)]
     assert len({r.name for r in budgets}) == 6
+    # every diffusion row draws as a ??? hole does, or not at all with samples=0
+    assert {r.sampler.samples for r in budgets[1:]} == {HOLE_SAMPLES} and HOLE_SAMPLES > 0
+    assert {r.sampler.samples for r in configs(BUNDLED, BUNDLED_AR, [0.9], samples=0)[1:]} == {0}
 
 
 def test_one_run_gives_the_table_and_json(speed_run):
