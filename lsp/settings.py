@@ -6,7 +6,8 @@ it keeps the value it had and reports one line per problem, which the server sho
 
 Keys: ``model`` (directory; null for the bundled model), ``debounceMs``, ``commitThreshold``
 (0–1], ``lineCommitThreshold`` (0–1], for one-line holes such as inline completions),
-``spanCap`` (characters), ``candidates``, ``kinds`` (any of repair, rename, signature, hole,
+``spanCap`` (characters), ``candidates``, ``holeSamples`` (rows drawn beside the argmax rows for
+a hole on lines of its own, 0–64), ``kinds`` (any of repair, rename, signature, hole,
 dangling), ``progressDelayMs`` (how long a job runs before it shows work-done progress).
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from remask.diffing.canvas import HOLE_SAMPLES
 from remask.diffing.rewriter import RewriterConfig
 from remask.infill.sampler import SamplerConfig
 
@@ -29,6 +31,7 @@ class Settings:
     line_commit_threshold: float = 0.5  # the same for one-line holes (RewriterConfig says why)
     span_cap: int = 600  # characters: longer spans are not offered
     candidates: int = 1  # canvases denoised per span
+    hole_samples: int = HOLE_SAMPLES  # drawn rows for a ??? line or an empty body (0: none)
     kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on
     progress_delay_ms: int = 200  # quick fills, most of typing, show no progress at all
 
@@ -55,6 +58,7 @@ class Settings:
         """Build the Rewriter's config for these settings over the engine's own sampler config."""
         return RewriterConfig(candidates=self.candidates, span_cap=self.span_cap,
                               kinds=self.kinds, line_threshold=self.line_commit_threshold,
+                              hole_samples=self.hole_samples,
                               sampler=replace(sampler, threshold=self.commit_threshold))
 
 
@@ -106,4 +110,4 @@ _PARSERS = {"model": _model, "debounce_ms": _int_in(0, 10_000),
             "progress_delay_ms": _int_in(0, 60_000),
             "commit_threshold": _threshold, "line_commit_threshold": _threshold,
             "span_cap": _int_in(1, 100_000),
-            "candidates": _int_in(1, 16), "kinds": _kinds}
+            "candidates": _int_in(1, 16), "hole_samples": _int_in(0, 64), "kinds": _kinds}

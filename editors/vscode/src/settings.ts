@@ -14,6 +14,7 @@ export const SERVER_KEYS = [
   "lineCommitThreshold",
   "spanCap",
   "candidates",
+  "holeSamples",
   "kinds",
   "progressDelayMs",
 ] as const;

@@ -18,7 +18,8 @@ local live_ns = vim.api.nvim_create_namespace("remask.live")
 --- @field filetypes? string[] (default: { "python" })
 --- @field root_markers? string[] (default: pyproject.toml, setup.py, .git)
 --- @field settings? table server settings in the server's spelling: model, debounceMs,
----   commitThreshold, lineCommitThreshold, spanCap, candidates, kinds, progressDelayMs (sent as
+---   commitThreshold, lineCommitThreshold, spanCap, candidates, holeSamples, kinds,
+---   progressDelayMs (sent as
 ---   initializationOptions)
 --- @field live? boolean show denoising steps as virtual text (default: true)
 --- @field inline_completion? boolean turn on vim.lsp.inline_completion where it exists

@@ -32,6 +32,7 @@ test("the contributed defaults reach the server unchanged and nothing client-sid
     lineCommitThreshold: 0.5,
     spanCap: 600,
     candidates: 1,
+    holeSamples: 12,
     kinds: ["repair", "rename", "signature", "hole", "dangling"],
     progressDelayMs: 200,
   });
