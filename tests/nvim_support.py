@@ -135,14 +135,18 @@ class Nvim:
     def request(self, method: str, params: dict) -> Any:
         """Send a request through remask's client in Neovim; return the response's result.
 
-        Fails the test on an error response.
+        Fails the test on an error response. The buffer is passed by its number, not 0:
+        Neovim 0.11's ``Client:request`` flushes pending ``didChange`` for the buffer it is
+        given before it resolves 0 to the current one, so with 0 a request could overtake
+        the edit just typed (debounced 150 ms) and be answered, rightly, as stale.
         """
         self.lua("local method, params = ... "
-                 "local c = vim.lsp.get_clients({ bufnr = 0, name = 'remask' })[1] "
+                 "local buf = vim.api.nvim_get_current_buf() "
+                 "local c = vim.lsp.get_clients({ bufnr = buf, name = 'remask' })[1] "
                  "_G.T.response = nil "
                  "c:request(method, params, function(err, result) "
                  "  _G.T.response = { err = err or vim.NIL, result = result or vim.NIL } "
-                 "end, 0)", method, params)
+                 "end, buf)", method, params)
         response = self.wait("return _G.T.response")
         assert response["err"] is None, response["err"]
         return response["result"]
