@@ -38,13 +38,12 @@ COLUMNS = ["model", "tasks", "exact_match", "edit_sim", "empty_rate", "forward_p
            "cpu_s_per_task", "latency_p95_s"]
 
 
-def _statements(src: str) -> list[tuple[int, str]]:
-    """(line index, line) of each one-line statement in a function body that can be cut."""
+def _statements(src: str, lines: list[str]) -> list[int]:
+    """Indices in ``lines`` (``src``'s) of the one-line statements of function bodies."""
     try:
         tree = ast.parse(src)
     except (SyntaxError, ValueError):
         return []
-    lines = src.splitlines(keepends=True)
     out = set()
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -57,7 +56,7 @@ def _statements(src: str) -> list[tuple[int, str]]:
             i = st.lineno - 1
             segment = ast.get_source_segment(src, st) or ""
             if lines[i].strip() == segment.strip() and len(lines[i]) <= MAX_LINE:
-                out.add((i, lines[i]))  # the statement is the whole line
+                out.add(i)  # the statement is the whole line
     return sorted(out)
 
 
@@ -67,24 +66,23 @@ def cut_lines(corpus: Path, limit: int, seed: int = 0) -> list[Task]:
         raise ValueError(f"{corpus}: no held-out corpus (remask train builds one)")
     held = Corpus(corpus, "heldout")
     names_file = corpus / "heldout.files.txt"
-    names = names_file.read_text().split() if names_file.is_file() else []
+    names = names_file.read_text().splitlines() if names_file.is_file() else []
     pool = []
     for d in range(len(held)):
         name = names[d] if d < len(names) else f"doc{d}"
         src = held.doc(d)
-        for i, line in _statements(src):
-            pool.append((name, src, i, line))
+        lines = src.splitlines(keepends=True)
+        pool += [(name, lines, i) for i in _statements(src, lines)]
     random.Random(seed).shuffle(pool)
     tasks, taken = [], {}
-    for name, src, i, line in pool:
+    for name, lines, i in pool:
         if len(tasks) == limit:
             break
         if taken.get(name, 0) >= PER_FILE:
             continue
         taken[name] = taken.get(name, 0) + 1
-        lines = src.splitlines(keepends=True)
-        tasks.append(Task(f"{name}:{i + 1}", "".join(lines[:i]), "".join(lines[i + 1:]), line,
-                          test="", entry_point=""))
+        tasks.append(Task(f"{name}:{i + 1}", "".join(lines[:i]), "".join(lines[i + 1:]),
+                          lines[i], test="", entry_point=""))
     if not tasks:
         raise ValueError(f"{corpus}: no function-body lines in the held-out files")
     return tasks
