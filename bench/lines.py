@@ -1,13 +1,20 @@
-"""``remask bench lines``: whole lines cut from the corpus's held-out files, filled again.
+"""``remask bench lines``: spans cut from the corpus's held-out files, filled again.
 
 HumanEval is 164 small problems, and every knob tuned on it risks fitting them. These tasks
 come from code no bundled model trained on and no other benchmark scores: the held-out 1% of
-the corpus ``remask train`` builds (its files are held out by path hash). A task is one
-statement on a line of its own inside a function body (not a docstring), removed whole, as
-HumanEval's single-line split removes lines; at most ``PER_FILE`` a file, seeded, so the set
-is the same on every machine with the same corpus. There are no tests to run, so the
-figures are exact match and edit similarity to the removed line, the rate of holes left
-without a proposal (``--rewriter``) and the CPU time a line.
+the corpus ``remask train`` builds (its files are held out by path hash). Each ``--kind`` cuts
+what one HumanEval-Infilling split removes, from function bodies (never a docstring):
+
+- ``line``: one statement on a line of its own, removed whole (the single-line split);
+- ``block``: a run of sibling statements of one body, two to ``BLOCK_LINES`` lines (the
+  multi-line split; a ``???`` on a line of its own, or a body to write);
+- ``span``: characters from anywhere in a body to anywhere a little later, mid-name and
+  across lines alike (random-span).
+
+At most ``PER_FILE`` a file, seeded, so the set is the same on every machine with the same
+corpus. There are no tests to run, so the figures are exact match and edit similarity to the
+removed text, the rate of holes left without a proposal (``--rewriter``) and the CPU time a
+task.
 """
 
 from __future__ import annotations
@@ -32,36 +39,124 @@ from .humaneval import Task
 from .infill import generate_all, summarize, task_sampler
 from .report import report
 
-PER_FILE = 6  # statements a file gives at most: a few long files would be the whole set
+PER_FILE = 6  # tasks a file gives at most: a few long files would be the whole set
 MAX_LINE = 120  # characters: longer lines are rarely one statement a user writes at once
+BLOCK_LINES = 8  # HumanEval's multi-line middles: median 4 lines, 90% at most 9
+# a span's characters, drawn uniformly: HumanEval's random-span-light middles run 13 / 21 / 35
+# tokens at the quartiles, about 3 characters a token
+SPAN_CHARS = (10, 150)
+KINDS = ("line", "block", "span")
 COLUMNS = ["model", "tasks", "exact_match", "edit_sim", "empty_rate", "forward_passes_per_task",
            "cpu_s_per_task", "latency_p95_s"]
 
 
-def _statements(src: str, lines: list[str]) -> list[int]:
-    """Indices in ``lines`` (``src``'s) of the one-line statements of function bodies."""
+def _bodies(src: str, lines: list[str]) -> list[list[ast.stmt]]:
+    """The statement lists of ``src``'s function bodies and of the blocks inside them.
+
+    Docstrings are left out; each list once, though a nested function is inside two; an
+    ``elif`` is an ``if`` in the ``orelse`` of another, but no statement of its own.
+    """
     try:
         tree = ast.parse(src)
     except (SyntaxError, ValueError):
         return []
-    out = set()
+    out: dict[int, list[ast.stmt]] = {}
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        for st in ast.walk(fn):
-            if st is fn or not isinstance(st, ast.stmt) or st.lineno != st.end_lineno:
-                continue
-            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
-                continue  # a docstring
+        for node in ast.walk(fn):
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(node, name, None)
+                if not (isinstance(block, list) and block and isinstance(block[0], ast.stmt)):
+                    continue
+                if lines[block[0].lineno - 1].lstrip().startswith("elif"):
+                    continue
+                out[id(block)] = [st for st in block if not _is_docstring(st)]
+    return [b for b in out.values() if b]
+
+
+def _is_docstring(st: ast.stmt) -> bool:
+    return isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
+
+
+def _split(src: str) -> list[str]:
+    """``src``'s lines as ``ast`` numbers them (a form feed is no line break there)."""
+    lines = src.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def _col(line: str, byte_col: int) -> int:
+    """The character column of ``ast``'s UTF-8 byte column on ``line``."""
+    return len(line.encode()[:byte_col].decode(errors="ignore"))
+
+
+def _whole_lines(lines: list[str], first: ast.stmt, last: ast.stmt) -> bool:
+    """Whether ``first`` .. ``last`` own their lines: nothing else, not even a comment."""
+    head = lines[first.lineno - 1][:_col(lines[first.lineno - 1], first.col_offset)]
+    end = lines[last.end_lineno - 1]
+    return not head.strip() and not end[_col(end, last.end_col_offset):].strip()
+
+
+def _line_cuts(src: str, lines: list[str]) -> list[tuple[int, int]]:
+    """Character ranges of the one-line statements of function bodies, each a whole line."""
+    offsets = _offsets(lines)
+    out = set()
+    for body in _bodies(src, lines):
+        for st in body:
             i = st.lineno - 1
-            segment = ast.get_source_segment(src, st) or ""
-            if lines[i].strip() == segment.strip() and len(lines[i]) <= MAX_LINE:
-                out.add(i)  # the statement is the whole line
+            if st.lineno == st.end_lineno and len(lines[i]) <= MAX_LINE \
+                    and _whole_lines(lines, st, st):
+                out.add((offsets[i], offsets[i + 1]))
     return sorted(out)
 
 
-def cut_lines(corpus: Path, limit: int, seed: int = 0) -> list[Task]:
-    """Up to ``limit`` line tasks from the held-out split of ``corpus``; ValueError if none."""
+def _block_cuts(src: str, lines: list[str], rng: random.Random) -> list[tuple[int, int]]:
+    """Runs of sibling statements spanning 2 to ``BLOCK_LINES`` whole lines, one per body."""
+    offsets = _offsets(lines)
+    out = []
+    for body in _bodies(src, lines):
+        runs = [(a, b) for a in range(len(body)) for b in range(a, len(body))
+                if 2 <= body[b].end_lineno - body[a].lineno + 1 <= BLOCK_LINES
+                and _whole_lines(lines, body[a], body[b])]
+        if runs:
+            a, b = rng.choice(runs)
+            out.append((offsets[body[a].lineno - 1], offsets[body[b].end_lineno]))
+    return out
+
+
+def _span_cuts(src: str, lines: list[str], rng: random.Random) -> list[tuple[int, int]]:
+    """One character range in each function body's code, of ``SPAN_CHARS`` characters."""
+    offsets = _offsets(lines)
+    out = []
+    for body in _bodies(src, lines):
+        first, last = body[0], body[-1]
+        start = offsets[first.lineno - 1] + _col(lines[first.lineno - 1], first.col_offset)
+        stop = offsets[last.end_lineno - 1] + _col(lines[last.end_lineno - 1],
+                                                   last.end_col_offset)
+        n = rng.randint(*SPAN_CHARS)
+        if stop - start < n:
+            continue
+        a = rng.randint(start, stop - n)
+        if src[a:a + n].strip():
+            out.append((a, a + n))
+    return out
+
+
+def _offsets(lines: list[str]) -> list[int]:
+    """Where each line starts, and one past the end."""
+    out = [0]
+    for line in lines:
+        out.append(out[-1] + len(line))
+    return out
+
+
+def cut_lines(corpus: Path, limit: int, seed: int = 0, kind: str = "line") -> list[Task]:
+    """Up to ``limit`` tasks of ``kind`` from the held-out split of ``corpus``.
+
+    ValueError with one line if there is no held-out split or it gives no task.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"--kind {kind}: one of {', '.join(KINDS)}")
     if not (corpus / "heldout.txt").is_file():
         raise ValueError(f"{corpus}: no held-out corpus (remask train builds one)")
     held = Corpus(corpus, "heldout")
@@ -71,25 +166,32 @@ def cut_lines(corpus: Path, limit: int, seed: int = 0) -> list[Task]:
     for d in range(len(held)):
         name = names[d] if d < len(names) else f"doc{d}"
         src = held.doc(d)
-        lines = src.splitlines(keepends=True)
-        pool += [(name, lines, i) for i in _statements(src, lines)]
+        lines = _split(src)
+        rng = random.Random(f"{seed}:{name}")  # a file's cuts don't depend on the others
+        cuts = _line_cuts(src, lines) if kind == "line" else \
+            _block_cuts(src, lines, rng) if kind == "block" else _span_cuts(src, lines, rng)
+        pool += [(name, src, a, b) for a, b in cuts]
     random.Random(seed).shuffle(pool)
     tasks, taken = [], {}
-    for name, lines, i in pool:
+    for name, src, a, b in pool:
         if len(tasks) == limit:
             break
         if taken.get(name, 0) >= PER_FILE:
             continue
         taken[name] = taken.get(name, 0) + 1
-        tasks.append(Task(f"{name}:{i + 1}", "".join(lines[:i]), "".join(lines[i + 1:]),
-                          lines[i], test="", entry_point=""))
+        line = src.count("\n", 0, a) + 1
+        tasks.append(Task(f"{name}:{line}" if kind == "line" else f"{name}:{line}@{a}+{b - a}",
+                          src[:a], src[b:], src[a:b], test="", entry_point=""))
     if not tasks:
-        raise ValueError(f"{corpus}: no function-body lines in the held-out files")
+        raise ValueError(f"{corpus}: no {kind} tasks in the held-out files' function bodies")
     return tasks
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lines", help="lines of held-out corpus files, removed and filled again")
+    p.add_argument("--kind", choices=KINDS, default="line",
+                   help="what a task removes: one statement line, a block of lines, or a "
+                        "span of characters (default line)")
     p.add_argument("--corpus", type=Path, default=DEFAULT_HOME / "corpus",
                    help="the corpus remask train built (default ~/.cache/remask/corpus)")
     p.add_argument("--limit", type=int, default=600, help="tasks (default 600)")
@@ -109,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.limit < 1 or args.threads < 1 or args.samples < 0:
             raise ValueError("--limit and --threads must be at least 1, --samples at least 0")
-        tasks = cut_lines(args.corpus, args.limit)
+        tasks = cut_lines(args.corpus, args.limit, kind=args.kind)
         engine = load_engine(args.model, precision=args.precision)
     except ValueError as e:
         print(f"remask bench lines: {e}", file=sys.stderr)
@@ -122,12 +224,13 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(results)  # its pass@1 columns mean nothing here: no tests were run
     row = {"model": f"{engine.name} (rewriter)" if args.rewriter else engine.name,
            **{k: summary[k] for k in COLUMNS[1:]}}
-    meta = {"corpus": str(args.corpus), "limit": args.limit, "samples": args.samples,
+    meta = {"corpus": str(args.corpus), "kind": args.kind, "limit": args.limit,
+            "samples": args.samples,
             "rewriter": args.rewriter, "model": str(args.model or "bundled"),
             "threads": args.threads, "dtype": str(compute_dtype(args.precision)),
             "seconds": time.perf_counter() - t0,
             "per_task": [{"task_id": r.task_id, "completion": r.completion, "exact": r.exact,
                           "edit_sim": r.edit_sim, "cpu_seconds": r.cpu_seconds}
                          for r in results]}
-    report([row], COLUMNS, "held-out lines", args.json, meta)
+    report([row], COLUMNS, f"held-out {args.kind} tasks", args.json, meta)
     return 0

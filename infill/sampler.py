@@ -92,6 +92,8 @@ class StepTrace:
     deleted: int
     canvas: list[int] = field(default_factory=list)  # row 0 after the step (mask id = open)
     proposal: list[int] = field(default_factory=list)  # row 0's provisional argmax per position
+    rows: int = 0  # candidates denoised side by side in this step (rows still open)
+    drawn: int = 0  # of them, rows drawn at the temperature (``SamplerConfig.samples``)
 
 
 @dataclass
@@ -193,7 +195,7 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
             pred[drawn] = torch.multinomial(hot.flatten(0, 1), 1,
                                             generator=gen).view(hot.shape[:2])
         conf = probs.gather(-1, pred[..., None])[..., 0]  # (A, M)
-        step = StepTrace(0, 0, 0, 0)
+        step = StepTrace(0, 0, 0, 0, rows=len(active), drawn=int(drawn.sum()))
         for a, i in enumerate(active):
             r = rows[i]
             # the step budget is a linear schedule: enough commits that the masks left can

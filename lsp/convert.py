@@ -138,7 +138,8 @@ def inline_items(p: Proposal, text: str, cursor: int, loc: Locator,
     return items
 
 
-def denoise_step(uri: str, version: int, kind: str, step: int, text: str, masked: int) -> dict:
+def denoise_step(uri: str, version: int, kind: str, step: int, text: str, masked: int,
+                 rows: int = 0, drawn: int = 0) -> dict:
     """Params of the ``remask/denoiseStep`` notification: the provisional span after a step."""
     return {"uri": uri, "version": version, "kind": kind, "step": step, "text": text,
-            "masked": masked}
+            "masked": masked, "rows": rows, "drawn": drawn}

@@ -10,7 +10,9 @@ typing cost the client nothing; when the client gave no token, one is created fi
 (the document version being worked on), ``kind`` (``"fill"`` for inline completion,
 ``"propose"`` for the proposals behind code actions), ``step`` (1, 2, ...), ``text`` (the span
 as it stands: committed tokens, this step's guesses for positions still masked, ``░`` where
-there is no guess) and ``masked`` (positions still open).
+there is no guess), ``masked`` (its positions still open), ``rows`` (the candidates denoised
+side by side in that step) and ``drawn`` (how many of them are drawn at a temperature rather
+than the model's argmax: an inline completion typed, not asked for, draws none).
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ class Live:
 
     def _send(self, n: int, step: StepTrace, late: bool) -> None:
         text, masked = self._provisional(step)
-        params = convert.denoise_step(self.uri, self.version, self.kind, n, text, masked)
+        params = convert.denoise_step(self.uri, self.version, self.kind, n, text, masked,
+                                      step.rows, step.drawn)
         self.loop.call_soon_threadsafe(self._emit, params, late)
 
     def _provisional(self, step: StepTrace) -> tuple[str, int]:

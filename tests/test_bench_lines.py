@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from remask.bench.infill import is_exact
-from remask.bench.lines import PER_FILE, cut_lines
+from remask.bench.lines import BLOCK_LINES, PER_FILE, SPAN_CHARS, cut_lines
 from remask.cli import main
 from remask.infill.corpus import write_split
 
@@ -45,6 +45,51 @@ def test_each_task_is_one_whole_statement_line_of_a_function_body(corpus):
     assert [t.task_id for t in cut_lines(corpus, 5)] == [t.task_id for t in tasks[:5]]
 
 
+def _function_ranges(src: str) -> list[tuple[int, int]]:
+    """Character ranges of ``src``'s function bodies' lines, docstrings included."""
+    starts = [0]
+    for line in src.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return [(starts[fn.body[0].lineno - 1], starts[fn.end_lineno])
+            for fn in ast.walk(ast.parse(src))
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def test_a_block_task_is_a_run_of_whole_statement_lines_of_one_body(corpus):
+    tasks = cut_lines(corpus, 100, kind="block")
+    assert len(tasks) >= 2 * len(FILES) and len({t.task_id for t in tasks}) == len(tasks)
+    sources = {name: (STDLIB / name).read_text() for name in FILES}
+    for t in tasks:
+        name = t.task_id.split(":")[0]
+        src = sources[name]
+        assert t.prompt + t.canonical_solution + t.suffix == src
+        assert t.prompt.endswith("\n") and t.canonical_solution.endswith("\n")
+        assert 2 <= t.canonical_solution.count("\n") <= BLOCK_LINES
+        assert ast.parse(textwrap.dedent(t.canonical_solution)).body  # whole statements
+        a = len(t.prompt)
+        assert any(s <= a and a + len(t.canonical_solution) <= e
+                   for s, e in _function_ranges(src))  # inside a function
+    assert [t.task_id for t in cut_lines(corpus, 100, kind="block")] == \
+        [t.task_id for t in tasks]
+
+
+def test_a_span_task_is_characters_from_anywhere_in_a_body(corpus):
+    tasks = cut_lines(corpus, 100, kind="span")
+    sources = {name: (STDLIB / name).read_text() for name in FILES}
+    assert len(tasks) >= 2 * len(FILES)
+    for t in tasks:
+        src = sources[t.task_id.split(":")[0]]
+        assert t.prompt + t.canonical_solution + t.suffix == src
+        assert SPAN_CHARS[0] <= len(t.canonical_solution) <= SPAN_CHARS[1]
+        assert t.canonical_solution.strip()
+        a = len(t.prompt)
+        assert any(s <= a and a + len(t.canonical_solution) <= e
+                   for s, e in _function_ranges(src))
+    # cut anywhere: some spans start or end mid-line, some cross lines
+    assert any("\n" in t.canonical_solution for t in tasks)
+    assert any(not t.prompt.endswith("\n") for t in tasks)
+
+
 def test_cli_fills_the_lines_and_writes_json(corpus, tmp_path, capsys):
     out = tmp_path / "lines.json"
     assert main(["bench", "lines", "--corpus", str(corpus), "--limit", "2", "--samples", "0",
@@ -61,6 +106,7 @@ def test_cli_fills_the_lines_and_writes_json(corpus, tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--corpus", "/nonexistent"], "no held-out corpus"),
     (["--limit", "0"], "--limit and --threads must be at least 1"),
+    (["--kind", "span", "--corpus", "/nonexistent"], "no held-out corpus"),
 ])
 def test_bad_input_exits_2_with_one_line(argv, message, capsys, tmp_path):
     assert main(["bench", "lines", "--json", str(tmp_path / "x.json"), *argv]) == 2

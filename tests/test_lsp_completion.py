@@ -17,6 +17,8 @@ from lsp_support import (
 )
 from lsprotocol import types
 
+from remask.diffing.canvas import HOLE_SAMPLES
+
 TEXT = "def area(w, h):\n    # TODO: ???\n    return w * h\n"
 
 
@@ -61,6 +63,30 @@ async def test_inline_completion_replaces_the_hole_for_this_version(client):
         new = apply(text, [types.TextEdit(rng, item.insert_text)])
         assert "???" not in new.splitlines()[2]
         assert new.splitlines()[:2] == text.splitlines()[:2]  # nothing before the range moved
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_typed_completion_draws_no_rows_and_one_asked_for_draws(client):
+    """Typing may go on, so a completion nobody asked for takes the argmax rows alone."""
+    uri = "file:///tmp/remask-lsp-test/hole.py"
+    open_doc(client, "def mean(values):\n    ???\n", uri=uri)
+    first = {}
+    for trigger in (types.InlineCompletionTriggerKind.Automatic,
+                    types.InlineCompletionTriggerKind.Invoked):
+        before = len(client.steps)
+        await client.text_document_inline_completion_async(types.InlineCompletionParams(
+            text_document=types.TextDocumentIdentifier(uri), position=pos(1, 7),
+            context=types.InlineCompletionContext(trigger)))
+        await wait_for(lambda b=before: any(s["uri"] == uri for s in client.steps[b:]))
+        steps = [s for s in client.steps[before:] if s["uri"] == uri]
+        first[trigger] = steps[0]  # every row is still open at the first step
+        assert max(s["drawn"] for s in steps) == first[trigger]["drawn"]
+    typed = first[types.InlineCompletionTriggerKind.Automatic]
+    asked = first[types.InlineCompletionTriggerKind.Invoked]
+    assert typed["drawn"] == 0 and typed["rows"] > 1
+    assert asked["drawn"] == HOLE_SAMPLES and asked["rows"] == typed["rows"] + HOLE_SAMPLES
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        types.TextDocumentIdentifier(uri)))
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -121,16 +121,18 @@ def test_sampled_rows_draw_beside_the_argmax_rows_and_repeat_with_the_seed(tok):
     the draws differ from the argmax, repeat with the seed, and never touch a re-mask round."""
     a, b = tok.encode("x")[0], tok.encode("y")[0]
     cfg = SamplerConfig(lengths=(2, 3), samples=4, threshold=None, tokens_per_step=8)
-    ids, _ = generate(Torn(tok, a, b), [], [], cfg)
+    ids, trace = generate(Torn(tok, a, b), [], [], cfg)
     assert [len(r) for r in ids] == [2, 3, 2, 3, 2, 3]  # two argmax rows, four drawn
+    assert (trace.steps[0].rows, trace.steps[0].drawn) == (6, 4)  # what the live views show
     assert ids[:2] == [[a, a], [a, a, a]]  # argmax: the likelier token everywhere
     drawn = [t for r in ids[2:] for t in r]
     assert set(drawn) == {a, b}  # 10 draws at p(b) = 0.43: all one token is a 1-in-270 event
     assert generate(Torn(tok, a, b), [], [], cfg)[0] == ids  # seeded: a fill repeats
     assert generate(Torn(tok, a, b), [], [], replace(cfg, seed=1))[0] != ids
     mask = tok.special.mask
-    again, _ = generate(Torn(tok, a, b), [], [], cfg, init_canvases=[[mask, b], [mask]])
+    again, trace = generate(Torn(tok, a, b), [], [], cfg, init_canvases=[[mask, b], [mask]])
     assert again == [[a, b], [a]]  # a re-mask round takes the argmax and adds no rows
+    assert (trace.steps[0].rows, trace.steps[0].drawn) == (2, 0)
 
 
 def test_bad_sampler_arguments_raise_value_error():

@@ -68,7 +68,7 @@ def test_live_denoising_at_a_fixed_step(snap_compare):
                   proposal=[10, 11, 12, 13, 14, 15, 15, 18]),
         # The guess at position 6 is a special token with no text: it shows as a bare mask.
         StepTrace(3, 1, 0, 0, canvas=[10, 11, 12, MASK, MASK, MASK, MASK, 18],
-                  proposal=[10, 11, 12, 13, 14, 15, 7, 17]),
+                  proposal=[10, 11, 12, 13, 14, 15, 7, 17], rows=18, drawn=12),
     ]
 
     def feed(pilot) -> None:

@@ -89,7 +89,10 @@ class DenoiseView(Widget):
             if st.remasked:
                 out.append(f" · {st.remasked} re-masked")
             counts = " ".join(map(str, self._history[-HISTORY:]))
-            out.append(f"\ncommitted per step: {counts}\n\n")
+            out.append(f"\ncommitted per step: {counts}")
+            if st.rows > 1:  # the canvas below is one of them; the engine ranks them all
+                out.append(f"\n{st.rows} candidates side by side, {st.drawn} of them drawn")
+            out.append("\n\n")
             out.append_text(self._canvas_text(st))
         if self._note:
             out.append(f"\n{self._note}")
