@@ -22,7 +22,7 @@ import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from remask.diffing.canvas import HOLE_SAMPLES
+from remask.diffing.canvas import HOLE_LENGTH_NORM, HOLE_SAMPLES
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.infill.engine import Engine, load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
@@ -62,12 +62,14 @@ def task_sampler(**kwargs) -> SamplerConfig:
 
     As ``remask fill`` treats a ``???`` marker, its canvas never empties, blank candidates
     rank last, and ``HOLE_SAMPLES`` rows drawn at the sampler's temperature join the argmax rows
-    (``samples=0`` for the argmax rows alone). A removed line is never blank, and neither is an
+    (``samples=0`` for the argmax rows alone), ranked with their lengths normalised
+    (``HOLE_LENGTH_NORM``). A removed line is never blank, and neither is an
     answer a user asks for; counting the model's "end the line here" as a completion only
     measured how often it gave up (16.6% of whole-set single-line answers from the bundled
     model were blank).
     """
-    return SamplerConfig(**{"min_length": 1, "samples": HOLE_SAMPLES, **kwargs})
+    return SamplerConfig(**{"min_length": 1, "samples": HOLE_SAMPLES,
+                            "length_norm": HOLE_LENGTH_NORM, **kwargs})
 
 
 def threshold_arg(text: str) -> float | None:

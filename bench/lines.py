@@ -41,9 +41,9 @@ from .report import report
 
 PER_FILE = 6  # tasks a file gives at most: a few long files would be the whole set
 MAX_LINE = 120  # characters: longer lines are rarely one statement a user writes at once
-BLOCK_LINES = 8  # HumanEval's multi-line middles: median 4 lines, 90% at most 9
-# a span's characters, drawn uniformly: HumanEval's random-span-light middles run 13 / 21 / 35
-# tokens at the quartiles, about 3 characters a token
+BLOCK_LINES = 8  # HumanEval's multi-line middles: median 4 lines, 90% at most 11
+# a span's characters, drawn uniformly: HumanEval's random-span-light middles run 28 / 60 / 106
+# characters at the quartiles, 162 at the ninth decile
 SPAN_CHARS = (10, 150)
 KINDS = ("line", "block", "span")
 COLUMNS = ["model", "tasks", "exact_match", "edit_sim", "empty_rate", "forward_passes_per_task",
@@ -150,7 +150,7 @@ def _offsets(lines: list[str]) -> list[int]:
     return out
 
 
-def cut_lines(corpus: Path, limit: int, seed: int = 0, kind: str = "line") -> list[Task]:
+def cut_tasks(corpus: Path, limit: int, seed: int = 0, kind: str = "line") -> list[Task]:
     """Up to ``limit`` tasks of ``kind`` from the held-out split of ``corpus``.
 
     ValueError with one line if there is no held-out split or it gives no task.
@@ -211,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.limit < 1 or args.threads < 1 or args.samples < 0:
             raise ValueError("--limit and --threads must be at least 1, --samples at least 0")
-        tasks = cut_lines(args.corpus, args.limit, kind=args.kind)
+        tasks = cut_tasks(args.corpus, args.limit, kind=args.kind)
         engine = load_engine(args.model, precision=args.precision)
     except ValueError as e:
         print(f"remask bench lines: {e}", file=sys.stderr)

@@ -195,7 +195,8 @@ class Engine:
         share one forward pass, and the score is the mean token log-probability (an empty
         middle is one ``<delete>``); the context is cut as for a fill with ``sampler``, so
         scoring reuses its context. With a ranker: the exact log-probability of the middle
-        and its end, plus ``sampler.denoiser_weight`` times the denoiser's score. Either way
+        and its end (divided by (tokens + 1) ** ``sampler.length_norm``), plus
+        ``sampler.denoiser_weight`` times the denoiser's score. Either way
         model-made and mechanical candidates are ranked on one scale. The passes spent are
         added to ``trace`` when given.
         """
@@ -212,6 +213,9 @@ class Engine:
         if self.ranker is None:
             return self._denoiser_scores(prefix, suffix, middles, cfg, trace)
         scores, cost = ar_score(self.ranker, prefix, suffix, middles, cfg.max_length)
+        if cfg.length_norm:
+            scores = [sc / (len(m) + 1) ** cfg.length_norm
+                      for sc, m in zip(scores, middles, strict=True)]
         if trace is not None:
             trace.forward_passes += cost.forward_passes
             trace.tokens_processed += cost.tokens_processed

@@ -66,6 +66,12 @@ class SamplerConfig:
     # and at 0.5: weight 0 14.4 / 14.6 / 14.0 / 14.5%, 0.5 15.1 / 15.0 / 14.3 / 14.7%, 1 15.2 /
     # 15.4 / 13.8 / 15.0% — 0.5 is the weight that won in every pairing.
     agreement_weight: float = 0.5
+    # Not the sampler's either: the AR ranker's log-probability of a middle (and its end) is
+    # divided by (tokens + 1) ** ``length_norm`` before the other terms join it. A sum of
+    # log-probabilities favours the shortest plausible text: holes that want a line or more
+    # (``diffing.canvas.HOLE_LENGTH_NORM``) got a tenth of the removed block's length. 0: the
+    # plain log-probability, which one-line completions keep (not measured there).
+    length_norm: float = 0.0
 
     def __post_init__(self) -> None:
         if self.init_length < 1 or self.max_length < self.init_length:
@@ -80,8 +86,8 @@ class SamplerConfig:
             raise ValueError("tokens_per_step and max_steps must be >= 1")
         if self.samples < 0 or (self.samples and self.temperature <= 0):
             raise ValueError("need samples >= 0, and temperature > 0 when sampling")
-        if self.denoiser_weight < 0 or self.agreement_weight < 0:
-            raise ValueError("denoiser_weight and agreement_weight must be >= 0")
+        if self.denoiser_weight < 0 or self.agreement_weight < 0 or self.length_norm < 0:
+            raise ValueError("denoiser_weight, agreement_weight and length_norm must be >= 0")
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from remask.bench.infill import is_exact
-from remask.bench.lines import BLOCK_LINES, PER_FILE, SPAN_CHARS, cut_lines
+from remask.bench.lines import BLOCK_LINES, PER_FILE, SPAN_CHARS, cut_tasks
 from remask.cli import main
 from remask.infill.corpus import write_split
 
@@ -28,7 +28,7 @@ def corpus(tmp_path_factory) -> Path:
 
 
 def test_each_task_is_one_whole_statement_line_of_a_function_body(corpus):
-    tasks = cut_lines(corpus, 100)
+    tasks = cut_tasks(corpus, 100)
     assert len(tasks) == len({t.task_id for t in tasks}) == len(FILES) * PER_FILE
     sources = {name: (STDLIB / name).read_text() for name in FILES}
     per_file: dict[str, int] = {}
@@ -41,8 +41,8 @@ def test_each_task_is_one_whole_statement_line_of_a_function_body(corpus):
         assert not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
         assert t.canonical_solution[0] in " \t"  # indented: inside a body, not a module line
     assert max(per_file.values()) <= PER_FILE
-    assert [t.task_id for t in cut_lines(corpus, 100)] == [t.task_id for t in tasks]  # seeded
-    assert [t.task_id for t in cut_lines(corpus, 5)] == [t.task_id for t in tasks[:5]]
+    assert [t.task_id for t in cut_tasks(corpus, 100)] == [t.task_id for t in tasks]  # seeded
+    assert [t.task_id for t in cut_tasks(corpus, 5)] == [t.task_id for t in tasks[:5]]
 
 
 def _function_ranges(src: str) -> list[tuple[int, int]]:
@@ -56,7 +56,7 @@ def _function_ranges(src: str) -> list[tuple[int, int]]:
 
 
 def test_a_block_task_is_a_run_of_whole_statement_lines_of_one_body(corpus):
-    tasks = cut_lines(corpus, 100, kind="block")
+    tasks = cut_tasks(corpus, 100, kind="block")
     assert len(tasks) >= 2 * len(FILES) and len({t.task_id for t in tasks}) == len(tasks)
     sources = {name: (STDLIB / name).read_text() for name in FILES}
     for t in tasks:
@@ -69,12 +69,12 @@ def test_a_block_task_is_a_run_of_whole_statement_lines_of_one_body(corpus):
         a = len(t.prompt)
         assert any(s <= a and a + len(t.canonical_solution) <= e
                    for s, e in _function_ranges(src))  # inside a function
-    assert [t.task_id for t in cut_lines(corpus, 100, kind="block")] == \
+    assert [t.task_id for t in cut_tasks(corpus, 100, kind="block")] == \
         [t.task_id for t in tasks]
 
 
 def test_a_span_task_is_characters_from_anywhere_in_a_body(corpus):
-    tasks = cut_lines(corpus, 100, kind="span")
+    tasks = cut_tasks(corpus, 100, kind="span")
     sources = {name: (STDLIB / name).read_text() for name in FILES}
     assert len(tasks) >= 2 * len(FILES)
     for t in tasks:
@@ -98,7 +98,7 @@ def test_cli_fills_the_lines_and_writes_json(corpus, tmp_path, capsys):
     data = json.loads(out.read_text())
     (row,) = data["rows"]
     assert row["tasks"] == 2 and 0 <= row["edit_sim"] <= 1 and row["forward_passes_per_task"] > 1
-    tasks = {t.task_id: t for t in cut_lines(corpus, 2)}
+    tasks = {t.task_id: t for t in cut_tasks(corpus, 2)}
     for r in data["meta"]["per_task"]:
         assert r["exact"] == is_exact(r["completion"], tasks[r["task_id"]].canonical_solution)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from remask.diffing.canvas import LINE_MAX, LINE_TOKENS, sampler_for
+from remask.diffing.canvas import HOLE_LENGTH_NORM, LINE_MAX, LINE_TOKENS, sampler_for
 from remask.diffing.proposal import Span
 from remask.diffing.spans import cursor_hole
 from remask.infill.engine import BUNDLED
@@ -70,6 +70,15 @@ def test_only_one_line_holes_leave_ranking_to_the_ar_ranker(tok):
     body = "def f(x):\n    pass\n"
     assert canvas_at(line, line.index("???") + 1, tok).denoiser_weight == 0
     assert canvas_at(body, body.index("pass") + 1, tok).denoiser_weight == BASE.denoiser_weight > 0
+
+
+def test_only_holes_that_want_a_line_or_more_rank_with_lengths_normalised(tok):
+    line = "def f(x):\n    return ???\n"
+    own_line = "def f(x):\n    ???\n"
+    body = "def f(x):\n    pass\n"
+    assert canvas_at(line, line.index("???") + 1, tok).length_norm == 0
+    assert canvas_at(own_line, own_line.index("???") + 1, tok).length_norm == HOLE_LENGTH_NORM
+    assert canvas_at(body, body.index("pass") + 1, tok).length_norm == HOLE_LENGTH_NORM > 0
 
 
 def test_a_renamed_reference_gets_a_canvas_its_size(tok):

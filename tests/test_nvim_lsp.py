@@ -108,13 +108,13 @@ def test_configure_reaches_the_running_server(nvim):
               ":find(\"setting 'candidates': must be between 1 and 16\", 1, true) ~= nil")
 
 
-LIVE = ("local text, masked, stale = ... "
+LIVE = ("local text, masked, stale, rows = ... "
         "local buf = vim.api.nvim_get_current_buf() "
         f"local version = {DOC_VERSION} "
         "local step = vim.lsp.config.remask.handlers['remask/denoiseStep'] "
         "step(nil, { uri = vim.uri_from_bufnr(buf), version = stale and -1 or version, "
         "  kind = 'fill', step = 3, text = text, "
-        "  masked = masked }, {}) "
+        "  masked = masked, rows = rows, drawn = rows and 12 }, {}) "
         "local marks = vim.api.nvim_buf_get_extmarks(buf, vim.api.nvim_create_namespace("
         "  'remask.live'), 0, -1, { details = true }) "
         "return vim.tbl_map(function(m) return { m[2], m[4].virt_text[1][1] } end, marks)")
@@ -125,5 +125,7 @@ def test_denoise_steps_show_live_at_the_cursor_line_until_done(nvim):
     nvim.lua("vim.api.nvim_win_set_cursor(0, { 5, 0 })")
     shown = nvim.lua(LIVE, "x = total(\n░░", 2, False)
     assert shown == [[4, "remask fill · 2 masked: x = total( ░░"]]  # one line, at the cursor
+    shown = nvim.lua(LIVE, "x = ░", 1, False, 18)  # a fill with drawn rows says how many
+    assert shown == [[4, "remask fill · 1 masked · 18 candidates: x = ░"]]
     assert nvim.lua(LIVE, "x = total([1])", 0, False) == []  # done: cleared
     assert nvim.lua(LIVE, "x = 1", 1, True) == []  # a step for an older version is not shown

@@ -116,6 +116,24 @@ def test_the_ranked_score_is_the_ranker_s_plus_the_denoiser_s_opinion():
         pytest.approx(ar_engine.score(PREFIX, SUFFIX, middles), abs=1e-3)
 
 
+def test_length_norm_divides_the_ranker_s_log_probability_by_the_middle_s_length():
+    """``length_norm`` a: the ranker's term is log p(middle, end) / (tokens + 1) ** a; the
+    denoiser's mean is a mean already and is left alone."""
+    engine = load_engine(BUNDLED)
+    tok = engine.tokenizer
+    middles = ["a + b", "b", "sum((a, b)) if a else b"]
+    exact, _ = ar_score(engine.ranker, tok.encode(PREFIX), tok.encode(SUFFIX),
+                        [tok.encode(m) for m in middles])
+    own = Engine(engine.backend, ranker=None).score(PREFIX, SUFFIX, middles)
+    got = engine.score(PREFIX, SUFFIX, middles, SamplerConfig(length_norm=0.75))
+    want = [a / (len(tok.encode(m)) + 1) ** 0.75 + d
+            for a, m, d in zip(exact, middles, own, strict=True)]
+    assert got == pytest.approx(want, abs=1e-3)
+    # the longest middle is the least likely, and normalising narrows its gap to the others
+    plain = engine.score(PREFIX, SUFFIX, middles)
+    assert got[2] - max(got[:2]) > plain[2] - max(plain[:2])
+
+
 def test_with_drawn_rows_the_rows_vote():
     """A fill that drew rows adds ``agreement_weight`` × log(rows that wrote a text) to each
     text's score; one of argmax rows alone does not."""

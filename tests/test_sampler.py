@@ -147,6 +147,8 @@ def test_bad_sampler_arguments_raise_value_error():
     with pytest.raises(ValueError):
         SamplerConfig(denoiser_weight=-1)
     with pytest.raises(ValueError):
+        SamplerConfig(length_norm=-0.5)
+    with pytest.raises(ValueError):
         SamplerConfig(samples=-1)
     with pytest.raises(ValueError):
         SamplerConfig(samples=2, temperature=0)

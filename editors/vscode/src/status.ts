@@ -1,8 +1,9 @@
 /**
  * The status bar's text for the server's live `remask/denoiseStep` notifications.
  *
- * Each notification carries the provisional text of the span being denoised and how many
- * positions are still masked; the status bar shows the step, the tooltip the text so far.
+ * Each notification carries the provisional text of the span being denoised, how many
+ * positions are still masked and how many candidates are denoised side by side (some drawn at
+ * a temperature); the status bar shows the step, the tooltip the candidates and the text so far.
  */
 
 export interface DenoiseStep {
@@ -12,6 +13,8 @@ export interface DenoiseStep {
   step: number;
   text: string;
   masked: number;
+  rows?: number; // absent from servers before rows were reported
+  drawn?: number;
 }
 
 export interface StatusView {
@@ -40,9 +43,10 @@ export function isDenoiseStep(p: unknown): p is DenoiseStep {
 export function stepView(p: DenoiseStep): StatusView {
   const icon = p.masked > 0 ? "$(loading~spin)" : "$(check)";
   const state = p.masked > 0 ? `${p.masked} masked` : "done";
+  const rows = (p.rows ?? 0) > 1 ? `, ${p.rows} candidates, ${p.drawn ?? 0} drawn` : "";
   return {
     text: `${icon} remask ${p.kind}: step ${p.step}, ${state}`,
-    tooltip: `remask ${p.kind} (version ${p.version}): ${preview(p.text)}`,
+    tooltip: `remask ${p.kind} (version ${p.version}${rows}): ${preview(p.text)}`,
   };
 }
 

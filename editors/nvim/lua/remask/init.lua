@@ -62,9 +62,11 @@ local function on_denoise_step(_, params)
   end
   local row = vim.api.nvim_win_get_cursor(win)[1] - 1
   local text = params.text:gsub("%s+", " ")
+  -- how many candidates the model denoises side by side (absent from older servers)
+  local rows = (params.rows or 0) > 1 and (" · %d candidates"):format(params.rows) or ""
   vim.api.nvim_buf_set_extmark(bufnr, live_ns, row, 0, {
-    virt_text = { { ("remask %s · %d masked: %s"):format(params.kind, params.masked, text),
-      "Comment" } },
+    virt_text = { { ("remask %s · %d masked%s: %s"):format(params.kind, params.masked, rows,
+      text), "Comment" } },
     virt_text_pos = "eol",
   })
 end

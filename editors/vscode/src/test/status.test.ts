@@ -18,6 +18,12 @@ test("a step in progress shows the kind, step and masked count with a spinner", 
   assert.equal(view.tooltip, "remask fill (version 7): return w ░░░");
 });
 
+test("the tooltip says how many candidates are denoised and how many were drawn", () => {
+  const view = stepView({ ...STEP, rows: 18, drawn: 12 });
+  assert.equal(view.tooltip, "remask fill (version 7, 18 candidates, 12 drawn): return w ░░░");
+  assert.equal(stepView({ ...STEP, rows: 1, drawn: 0 }).tooltip, stepView(STEP).tooltip);
+});
+
 test("the last step (nothing masked) shows done", () => {
   assert.equal(stepView({ ...STEP, step: 5, masked: 0 }).text, "$(check) remask fill: step 5, done");
 });
