@@ -160,13 +160,14 @@ def test_through_the_rewriter_a_completion_never_adds_a_syntax_error(engine):
     tasks = subset(load_tasks("single-line"), 6)
     rewriter = Rewriter(engine, RewriterConfig(sampler=task_sampler()))
     results = generate_all(engine, tasks, task_sampler(), rewriter=rewriter)
-    raw = generate_all(engine, tasks, task_sampler())
     for t, r in zip(tasks, results, strict=True):
         assert r.forward_passes >= 1
         if r.completion:
             ast.parse(t.program(r.completion))
-    # the engine alone offers at least one of these middles broken; the rewriter never does
-    broken = [t for t, r in zip(tasks, raw, strict=True) if not parses(t.program(r.completion))]
+    # the engine alone writes broken candidates for these holes; the rewriter never offers one
+    broken = [text for t in tasks
+              for text in engine.fill(t.prompt, t.suffix, sampler=task_sampler()).texts
+              if not parses(t.program(text))]
     assert broken
 
 
