@@ -52,7 +52,7 @@ HOLE_SAMPLES = 12
 # 200 blocks 0.147 → 0.196 → 0.202 → 0.188 and 200 character spans 0.291 → 0.338 → 0.339 →
 # 0.346 (rows of starting lengths 3-32 there). A bonus per token instead lengthened blocks
 # more but lost exact lines (4.7 → 3.3% at 1 nat). Rows starting at 24 and 32 tokens too
-# cost blocks 2.8× the passes for nothing: even normalised, 8% of the picks are that long.
+# cost blocks 2.8× the CPU for nothing: even normalised, 8% of the picks are that long.
 HOLE_LENGTH_NORM = 0.75
 
 
