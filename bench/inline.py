@@ -6,9 +6,11 @@ in the suffix: a one-line fill never writes one), and the rest comes from
 ``Rewriter.fill_at`` at the cursor with the language server's default settings: the span
 mapping, one-line sampler budget, validation, mechanical closing and re-mask round the server
 runs for every inline request. The typed half plus the proposal is judged in the sandbox.
-Reported: pass@1, exact match, how often nothing was proposed, denoising steps (the
-ranker's passes aside), and the fill's latency: the model's part of ``bench lsp``'s
-edit→proposal time.
+Reported: pass@1, exact match, edit similarity, how often nothing was proposed, denoising
+steps (the ranker's passes aside), and the fill's latency: the model's part of ``bench lsp``'s
+edit→proposal time. ``--held-out`` types half of each line of ``remask bench lines`` instead
+(the corpus's held-out files: nothing to run, so no pass@1), for choosing inline knobs
+without fitting HumanEval.
 """
 
 from __future__ import annotations
@@ -25,15 +27,17 @@ import torch
 from remask.diffing.rewriter import Rewriter
 from remask.infill.engine import load_engine
 from remask.infill.precision import PRECISIONS
+from remask.infill.train import DEFAULT_HOME
 from remask.lsp.settings import Settings
 
 from .humaneval import DEFAULT_DATA, Task, load_tasks, subset
-from .infill import is_exact, judge_all, progress
+from .infill import edit_similarity, is_exact, judge_all, progress
+from .lines import cut_tasks
 from .report import report
 from .sandbox import SandboxConfig
 
-COLUMNS = ["model", "tasks", "pass@1", "exact_match", "no_proposal", "denoising_steps_per_task",
-           "latency_p50_ms", "latency_p95_ms", "cpu_s_per_task"]
+COLUMNS = ["model", "tasks", "pass@1", "exact_match", "edit_sim", "no_proposal",
+           "denoising_steps_per_task", "latency_p50_ms", "latency_p95_ms", "cpu_s_per_task"]
 
 
 @dataclass
@@ -46,6 +50,7 @@ class LineResult:
     seconds: float
     cpu_seconds: float
     exact: bool
+    edit_sim: float  # of the whole line to the removed one (``edit_similarity``)
     status: str = "unjudged"
     detail: str = ""
 
@@ -82,16 +87,19 @@ def fill_all(rewriter: Rewriter, tasks: list[Task]) -> list[LineResult]:
             fill = p.text[cursor:cursor + len(p.text) - len(text)] if p is not None else None
             completion = typed + (fill or "") + brk
             out.append(LineResult(t.task_id, typed, fill, completion, len(steps), seconds, cpu,
-                                  is_exact(completion, t.canonical_solution)))
+                                  is_exact(completion, t.canonical_solution),
+                                  edit_similarity(completion, t.canonical_solution)))
             bar.advance(job)
     return out
 
 
-def summarize(results: list[LineResult]) -> dict:
+def summarize(results: list[LineResult], judged: bool = True) -> dict:
     n = len(results)
     ms = [r.seconds * 1000 for r in results]
-    return {"tasks": n, "pass@1": sum(r.status == "passed" for r in results) / n,
+    return {"tasks": n,
+            "pass@1": sum(r.status == "passed" for r in results) / n if judged else None,
             "exact_match": sum(r.exact for r in results) / n,
+            "edit_sim": sum(r.edit_sim for r in results) / n,
             "no_proposal": sum(r.fill is None for r in results) / n,
             "denoising_steps_per_task": sum(r.steps for r in results) / n,
             "latency_p50_ms": float(np.percentile(ms, 50)),
@@ -103,7 +111,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("inline", help="half-typed HumanEval lines completed as inline "
                                       "completion does: pass@1 and fill latency")
     p.add_argument("--limit", type=int, default=None,
-                   help="a seeded sample of N single-line tasks (default: all 1,033)")
+                   help="a seeded sample of N single-line tasks (default: all 1,033; with "
+                        "--held-out 600)")
+    p.add_argument("--held-out", action="store_true",
+                   help="lines of the corpus's held-out files (remask bench lines) instead of "
+                        "HumanEval's: exact match and edit similarity, no pass@1")
+    p.add_argument("--corpus", type=Path, default=DEFAULT_HOME / "corpus",
+                   help="with --held-out: the corpus remask train built")
     p.add_argument("--data", type=Path, default=None,
                    help=f"HumanEval-Infilling folder (default {DEFAULT_DATA})")
     p.add_argument("--model", type=Path, default=None,
@@ -120,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--limit must be at least 1")
         if args.timeout <= 0:
             raise ValueError("--timeout must be > 0")
-        tasks = subset(load_tasks("single-line", args.data), args.limit)
+        tasks = cut_tasks(args.corpus, args.limit or 600) if args.held_out \
+            else subset(load_tasks("single-line", args.data), args.limit)
         engine = load_engine(args.model, precision=args.precision)
     except ValueError as e:
         print(f"remask bench inline: {e}", file=sys.stderr)
@@ -128,11 +143,12 @@ def run(args: argparse.Namespace) -> int:
     torch.set_num_threads(1)  # as the language server runs it
     rewriter = Rewriter(engine, Settings().rewriter_config(engine.sampler))
     results = fill_all(rewriter, tasks)
-    cfg = SandboxConfig(timeout=args.timeout)
-    judge_all(tasks, results, cfg)  # sets each result's status from its completion
-    row = {"model": engine.name, **summarize(results)}
+    if not args.held_out:  # held-out lines have no tests to run
+        judge_all(tasks, results, SandboxConfig(timeout=args.timeout))
+    row = {"model": engine.name, **summarize(results, judged=not args.held_out)}
     report([row], COLUMNS, "remask bench inline: the rest of half-typed lines", args.json,
-           {"limit": args.limit, "model": str(args.model or "bundled"),
+           {"limit": args.limit, "held_out": args.held_out,
+            "model": str(args.model or "bundled"),
             "per_task": [asdict(r) for r in results]},
            notes=["latency: Rewriter.fill_at alone, one torch thread; the server adds its "
                   "debounce and hides the context prefills behind it (see bench lsp)"])

@@ -103,6 +103,25 @@ def test_cli_fills_the_lines_and_writes_json(corpus, tmp_path, capsys):
         assert r["exact"] == is_exact(r["completion"], tasks[r["task_id"]].canonical_solution)
 
 
+def test_inline_held_out_types_half_of_each_line_and_fills_the_rest(corpus, tmp_path):
+    """``bench inline --held-out``: the same lines, half typed, filled through ``fill_at``;
+    nothing to run, so exact match and edit similarity but no pass@1."""
+    out = tmp_path / "inline.json"
+    assert main(["bench", "inline", "--held-out", "--corpus", str(corpus), "--limit", "2",
+                 "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    (row,) = data["rows"]
+    assert row["tasks"] == 2 and row["pass@1"] is None and 0 <= row["edit_sim"] <= 1
+    tasks = {t.task_id: t for t in cut_tasks(corpus, 2)}
+    assert {r["task_id"] for r in data["meta"]["per_task"]} == set(tasks)
+    for r in data["meta"]["per_task"]:
+        line = tasks[r["task_id"]].canonical_solution
+        assert line.startswith(r["typed"]) and r["completion"].startswith(r["typed"])
+        assert r["status"] == "unjudged"
+        assert r["exact"] == is_exact(r["completion"], line)
+    assert main(["bench", "inline", "--held-out", "--corpus", "/nonexistent"]) == 2
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--corpus", "/nonexistent"], "no held-out corpus"),
     (["--limit", "0"], "--limit and --threads must be at least 1"),
