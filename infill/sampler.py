@@ -70,7 +70,9 @@ class SamplerConfig:
     # divided by (tokens + 1) ** ``length_norm`` before the other terms join it. A sum of
     # log-probabilities favours the shortest plausible text: holes that want a line or more
     # (``diffing.canvas.HOLE_LENGTH_NORM``) got a tenth of the removed block's length. 0: the
-    # plain log-probability, which one-line completions keep (not measured there).
+    # plain log-probability, which one-line completions keep: at 0.75, 600 half-typed lines of
+    # held-out files (``remask bench inline --held-out``) lost exact 0.83 → 0.50%, edit
+    # similarity 0.767 → 0.765.
     length_norm: float = 0.0
 
     def __post_init__(self) -> None:
