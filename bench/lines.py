@@ -69,7 +69,8 @@ def _bodies(src: str, lines: list[str]) -> list[list[ast.stmt]]:
                 block = getattr(node, name, None)
                 if not (isinstance(block, list) and block and isinstance(block[0], ast.stmt)):
                     continue
-                if lines[block[0].lineno - 1].lstrip().startswith("elif"):
+                if name == "orelse" and isinstance(block[0], ast.If) \
+                        and lines[block[0].lineno - 1].lstrip().startswith("elif"):
                     continue
                 out[id(block)] = [st for st in block if not _is_docstring(st)]
     return [b for b in out.values() if b]
@@ -188,7 +189,8 @@ def cut_tasks(corpus: Path, limit: int, seed: int = 0, kind: str = "line") -> li
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("lines", help="lines of held-out corpus files, removed and filled again")
+    p = sub.add_parser("lines", help="lines, blocks or spans of held-out corpus files, removed "
+                                     "and filled again")
     p.add_argument("--kind", choices=KINDS, default="line",
                    help="what a task removes: one statement line, a block of lines, or a "
                         "span of characters (default line)")
