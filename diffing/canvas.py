@@ -26,7 +26,12 @@ LINE_MAX = 4 * LINE_TOKENS  # ~100 characters: a single-line canvas never grows 
 # threshold 0.5 on the 2,254M-token bundle, all 1,033 lines: 5 steps 10.3%, 4 steps 10.1%
 # with a step less a fill. Since a budget binds at every step (a linear schedule, not only
 # the last step committing what is left), on the 2,842M-token bundle: 3 / 4 / 5 steps 11.4 /
-# 11.7 / 11.3% (10.8% at 4 before), 0.083 / 0.089 / 0.086 CPU-s a line.
+# 11.7 / 11.3% (10.8% at 4 before), 0.083 / 0.089 / 0.086 CPU-s a line. Once a line break
+# ended a row (``SamplerConfig.single_line``), on 600 half-typed held-out lines (``remask
+# bench inline --held-out``; exact / edit similarity / nothing proposed): 4 steps, lengths 3
+# and 6 2.2% / 0.789 / 16.5%; 6 steps 2.7% / 0.784 / 17.0%; 8 steps 2.5% / 0.776 / 14.5%;
+# lengths 4 and 8 2.3% / 0.782 / 17.0%; 6 and 12 at 6 steps 2.2% / 0.763 / 12.3%; 8 and 16 at
+# 8 steps 2.7% / 0.758 / 10.7% at 1.3× the p50.
 LINE_LENGTHS = (3, 6)
 LINE_STEPS = 4
 # A re-mask round of a one-line fill reopens a few tokens: 2 steps passed as many (7.5%) as 5
@@ -36,6 +41,15 @@ LINE_ROUND_STEPS = 2
 # (``SamplerConfig.denoiser_weight``), which helps whole-line holes, cost inline fills of
 # all 1,033 half-typed lines 3 passing lines (11.8% → 11.5%, none won) and a pass.
 LINE_DENOISER_WEIGHT = 0.0
+# How a one-line fill's candidates are ranked (``SamplerConfig.length_norm``, see
+# ``HOLE_LENGTH_NORM``). A row that may end its line offers the shortest plausible texts, and
+# the plain sum picked them: half-typed HumanEval lines (``remask bench inline``, 1,033)
+# passed 11.0% against 11.8% when breaks were banned, as ``retur`` got ``n`` (a bare
+# ``return``) where ``n True`` belongs. Paired, α 0 / 0.25 / 0.5 / 0.75: HumanEval 11.0 /
+# 11.5 / 11.7 / – % pass@1, nothing proposed 16.7 / 16.2 / 15.4 / – %; 600 held-out lines
+# exact 2.2 / 2.0 / 1.8 / 1.7%, edit similarity 0.789 / 0.790 / 0.788 / 0.788, nothing
+# proposed 16.5 / 16.0 / 15.3 / 14.5% (banned breaks: 0.8%, 0.767, 35.8%).
+LINE_LENGTH_NORM = 0.5
 # Rows drawn (at ``SamplerConfig.temperature``) beside the argmax rows for a hole that wants
 # a line or more (a ``???`` marker on a line of its own, an empty body), unless the fill must
 # be quick (an inline completion nobody asked for). The argmax rows of a small model mostly
@@ -68,8 +82,9 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
     to write wants text: its canvas never empties and blanks are not accepted as a fill
     (the rest of a line may well be empty). A one-line hole commits at ``line_threshold``
     (None: the base threshold) — see ``RewriterConfig.line_threshold``. A hole that wants a
-    line or more gets ``samples`` drawn rows beside the argmax ones (``HOLE_SAMPLES``), ranked
-    with their lengths normalised (``HOLE_LENGTH_NORM``).
+    line or more gets ``samples`` drawn rows beside the argmax ones (``HOLE_SAMPLES``); both
+    kinds rank with lengths normalised, each its own way (``HOLE_LENGTH_NORM``,
+    ``LINE_LENGTH_NORM``).
     """
     old = text[s:e]
     if span.kind == "hole":
@@ -93,7 +108,7 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
                        max_length=min(base.max_length, LINE_MAX),
                        max_steps=min(base.max_steps, LINE_STEPS),
                        min_length=1 if wants_text else 0,
-                       denoiser_weight=LINE_DENOISER_WEIGHT,
+                       denoiser_weight=LINE_DENOISER_WEIGHT, length_norm=LINE_LENGTH_NORM,
                        threshold=base.threshold if line_threshold is None else line_threshold)
     if span.kind not in ("rename", "signature", "dangling"):
         return base

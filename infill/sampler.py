@@ -7,7 +7,8 @@ committing ``<expand>`` turns a position into two masks and ``<delete>`` removes
 canvas grows and shrinks (DreamOn's scheme). A canvas resizes one way only: once it has shrunk
 it never grows again and vice versa, since a weak model otherwise spends its passes deleting
 at one end and expanding at the other. With ``oracle_length`` both are banned and the
-canvas keeps the true length — the upper bound the benchmarks report beside it.
+canvas keeps the true length — the upper bound the benchmarks report beside it. A one-line
+canvas (``single_line``) ends where the model ends the line.
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ class SamplerConfig:
     max_resizes: int = 24  # expand + delete commits per canvas; then its length is fixed
     remask_below: float = 0.0  # re-mask committed tokens whose probability fell below this
     max_remasks: int = 16
-    single_line: bool = False  # never commit a line break: the hole completes its own line
+    # the hole completes its own line: a committed line break ends its row (the break and
+    # every position after it are dropped), as an AR model stops at the line's end. Banning
+    # breaks instead made the model write the next statement into the line: 36% of
+    # half-typed held-out lines got no fill that parsed (16% so; ``diffing.canvas``)
+    single_line: bool = False
     min_length: int = 0  # a canvas never shrinks below this (a ``???`` hole is never empty)
     seed: int = 0
     # Not the sampler's: how much the denoiser's mean token log-probability counts beside
@@ -69,10 +74,9 @@ class SamplerConfig:
     # Not the sampler's either: the AR ranker's log-probability of a middle (and its end) is
     # divided by (tokens + 1) ** ``length_norm`` before the other terms join it. A sum of
     # log-probabilities favours the shortest plausible text: holes that want a line or more
-    # (``diffing.canvas.HOLE_LENGTH_NORM``) got a tenth of the removed block's length. 0: the
-    # plain log-probability, which one-line completions keep: at 0.75, 600 half-typed lines of
-    # held-out files (``remask bench inline --held-out``) lost exact 0.83 → 0.50%, edit
-    # similarity 0.767 → 0.765.
+    # got a tenth of the removed block's length. 0: the plain log-probability.
+    # ``diffing.canvas`` sets it per kind of hole (``HOLE_LENGTH_NORM``, ``LINE_LENGTH_NORM``)
+    # with the figures.
     length_norm: float = 0.0
 
     def __post_init__(self) -> None:
@@ -168,8 +172,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
         else [[sp.mask] * n for n in lengths]
     gen = torch.Generator().manual_seed(cfg.seed)
     banned = torch.tensor([sp.pad, sp.bos, sp.eos, sp.mask, sp.fim_prefix, sp.fim_suffix,
-                           sp.fim_middle]
-                          + (denoiser.tokenizer.line_break_ids if cfg.single_line else []))
+                           sp.fim_middle])
+    breaks = set(denoiser.tokenizer.line_break_ids) if cfg.single_line else set()
     remasks, resizes = 0, [0] * len(rows)
     direction = [0] * len(rows)  # -1 once a row shrank, +1 once it grew
     for step_no in range(cfg.max_steps):
@@ -211,7 +215,8 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
             due = -(-r.count(sp.mask) // (cfg.max_steps - step_no))
             rows[i], st = _commit_row(r, pred[a], conf[a], probs[a], cfg, sp,
                                       allow_remask=remasks < cfg.max_remasks,
-                                      final=step_no == cfg.max_steps - 1, due=due)
+                                      final=step_no == cfg.max_steps - 1, due=due,
+                                      breaks=breaks)
             remasks += st.remasked
             resizes[i] += st.expanded + st.deleted
             if not direction[i] and (st.expanded or st.deleted):
@@ -229,12 +234,14 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
 
 
 def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: SamplerConfig,
-                sp, allow_remask: bool, final: bool = False, due: int = 1
-                ) -> tuple[list[int], StepTrace]:
+                sp, allow_remask: bool, final: bool = False, due: int = 1,
+                breaks: set[int] = frozenset()) -> tuple[list[int], StepTrace]:
     """Commit this step's choices in one row; returns the new row and what happened.
 
     On the ``final`` step every masked position commits and none grows: the step budget is
-    spent, and a mask left open would vanish from the text.
+    spent, and a mask left open would vanish from the text. A committed token of ``breaks``
+    (a one-line row's line breaks) ends the row: it and every position after it go, unless
+    that leaves fewer than ``cfg.min_length``, when the best other text token stands instead.
     """
     n = len(row)
     masked = torch.tensor([t == sp.mask for t in row])
@@ -267,13 +274,17 @@ def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: 
             if choice == sp.delete:
                 st.deleted += 1
                 continue
+            if choice in breaks:
+                if len(out) >= cfg.min_length:
+                    break
+                choice = _best_text(probs[j], sp, breaks)
             if choice == sp.expand:
                 if room > 0 and not final:
                     out += [sp.mask, sp.mask]
                     room -= 1
                     st.expanded += 1
                     continue
-                choice = _best_text(probs[j], sp)
+                choice = _best_text(probs[j], sp, breaks)
             out.append(choice)
             st.committed += 1
         elif allow_remask and cfg.remask_below > 0 and tok != sp.mask \
@@ -285,8 +296,8 @@ def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: 
     return out, st
 
 
-def _best_text(probs: Tensor, sp) -> int:
+def _best_text(probs: Tensor, sp, breaks: set[int] = frozenset()) -> int:
     """The most likely ordinary token, when a special one can't be honoured."""
     p = probs.clone()
-    p[[sp.expand, sp.delete]] = 0.0
+    p[[sp.expand, sp.delete, *breaks]] = 0.0
     return int(p.argmax())

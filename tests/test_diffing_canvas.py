@@ -2,7 +2,13 @@
 
 import pytest
 
-from remask.diffing.canvas import HOLE_LENGTH_NORM, LINE_MAX, LINE_TOKENS, sampler_for
+from remask.diffing.canvas import (
+    HOLE_LENGTH_NORM,
+    LINE_LENGTH_NORM,
+    LINE_MAX,
+    LINE_TOKENS,
+    sampler_for,
+)
 from remask.diffing.proposal import Span
 from remask.diffing.spans import cursor_hole
 from remask.infill.engine import BUNDLED
@@ -72,13 +78,14 @@ def test_only_one_line_holes_leave_ranking_to_the_ar_ranker(tok):
     assert canvas_at(body, body.index("pass") + 1, tok).denoiser_weight == BASE.denoiser_weight > 0
 
 
-def test_only_holes_that_want_a_line_or_more_rank_with_lengths_normalised(tok):
+def test_one_line_holes_and_longer_ones_rank_with_their_own_length_norm(tok):
     line = "def f(x):\n    return ???\n"
     own_line = "def f(x):\n    ???\n"
     body = "def f(x):\n    pass\n"
-    assert canvas_at(line, line.index("???") + 1, tok).length_norm == 0
+    assert canvas_at(line, line.index("???") + 1, tok).length_norm == LINE_LENGTH_NORM
     assert canvas_at(own_line, own_line.index("???") + 1, tok).length_norm == HOLE_LENGTH_NORM
     assert canvas_at(body, body.index("pass") + 1, tok).length_norm == HOLE_LENGTH_NORM > 0
+    assert 0 < LINE_LENGTH_NORM != HOLE_LENGTH_NORM and BASE.length_norm == 0
 
 
 def test_a_renamed_reference_gets_a_canvas_its_size(tok):

@@ -173,17 +173,33 @@ def test_real_engine_oracle_length_gives_that_many_tokens():
     assert len(fill.tokens[0]) == 5
 
 
-def test_single_line_never_commits_a_line_break(tok):
-    """A scripted model that wants two lines gets one: its line-break tokens are banned."""
+def test_a_line_break_ends_a_single_line_row(tok):
+    """A model that wants two lines gets its first: the break and all after it are dropped."""
     breaks = set(tok.line_break_ids)
     target = tok.encode("x = 1\ny = 2")
-    assert breaks & set(target) and not breaks & set(tok.encode("x = 1 y = 2"))
-    ids, _ = generate(Scripted(tok, target), [], [],
-                      SamplerConfig(lengths=(), init_length=len(target), single_line=True),
+    first = tok.encode("x = 1")
+    assert breaks & set(target) and target[:len(first)] == first
+    cfg = SamplerConfig(lengths=(), init_length=len(target), single_line=True)
+    ids, trace = generate(Scripted(tok, target), [], [], cfg, oracle_length=len(target))
+    assert ids[0] == first
+    assert trace.forward_passes == 1  # the row was decided when its line ended
+    # the same canvas across lines keeps the break and the next line
+    ids, _ = generate(Scripted(tok, target), [], [], replace(cfg, single_line=False),
                       oracle_length=len(target))
-    assert not breaks & set(ids[0])
-    assert "\n" not in tok.decode(ids[0]) and tok.decode(ids[0]).startswith("x = 1")
+    assert ids[0] == target
 
+
+def test_a_line_break_never_leaves_a_row_shorter_than_min_length(tok):
+    """A model that would end the line at once still writes min_length tokens, none a break."""
+    target = tok.encode("\nreturn x")
+    assert target[0] in tok.line_break_ids
+    cfg = SamplerConfig(lengths=(), init_length=len(target), single_line=True)
+    ids, _ = generate(Scripted(tok, target), [], [], cfg, oracle_length=len(target))
+    assert ids[0] == []
+    ids, _ = generate(Scripted(tok, target), [], [], replace(cfg, min_length=1),
+                      oracle_length=len(target))
+    assert len(ids[0]) >= 1 and not set(ids[0]) & set(tok.line_break_ids)
+    assert "\n" not in tok.decode(ids[0])
 
 
 def test_min_length_keeps_the_canvas_from_emptying(tok):
