@@ -6,7 +6,9 @@ in the suffix: a one-line fill never writes one), and the rest comes from
 ``Rewriter.fill_at`` at the cursor with the language server's default settings: the span
 mapping, one-line sampler budget, validation, mechanical closing and re-mask round the server
 runs for every inline request. The typed half plus the proposal is judged in the sandbox.
-Reported: pass@1, exact match, edit similarity, how often nothing was proposed, denoising
+Reported: pass@1, exact match, prefix match (a non-blank fill the removed line goes on
+with: what the user was about to type, worth accepting even when it stops short; exact
+matches included), edit similarity, how often nothing was proposed, denoising
 steps (the ranker's passes aside), and the fill's latency: the model's part of ``bench lsp``'s
 edit→proposal time. ``--held-out`` types half of each line of ``remask bench lines`` instead
 (the corpus's held-out files: nothing to run, so no pass@1), for choosing inline knobs
@@ -36,7 +38,7 @@ from .lines import cut_tasks
 from .report import report
 from .sandbox import SandboxConfig
 
-COLUMNS = ["model", "tasks", "pass@1", "exact_match", "edit_sim", "no_proposal",
+COLUMNS = ["model", "tasks", "pass@1", "exact_match", "prefix_match", "edit_sim", "no_proposal",
            "denoising_steps_per_task", "latency_p50_ms", "latency_p95_ms", "cpu_s_per_task"]
 
 
@@ -51,6 +53,7 @@ class LineResult:
     cpu_seconds: float
     exact: bool
     edit_sim: float  # of the whole line to the removed one (``edit_similarity``)
+    prefix: bool  # a non-blank fill that the removed line goes on with
     status: str = "unjudged"
     detail: str = ""
 
@@ -86,9 +89,11 @@ def fill_all(rewriter: Rewriter, tasks: list[Task]) -> list[LineResult]:
             seconds, cpu = time.perf_counter() - w0, time.process_time() - c0
             fill = p.text[cursor:cursor + len(p.text) - len(text)] if p is not None else None
             completion = typed + (fill or "") + brk
+            rest = t.canonical_solution[len(typed):]
             out.append(LineResult(t.task_id, typed, fill, completion, len(steps), seconds, cpu,
                                   is_exact(completion, t.canonical_solution),
-                                  edit_similarity(completion, t.canonical_solution)))
+                                  edit_similarity(completion, t.canonical_solution),
+                                  bool(fill and fill.strip()) and rest.startswith(fill)))
             bar.advance(job)
     return out
 
@@ -99,6 +104,7 @@ def summarize(results: list[LineResult], judged: bool = True) -> dict:
     return {"tasks": n,
             "pass@1": sum(r.status == "passed" for r in results) / n if judged else None,
             "exact_match": sum(r.exact for r in results) / n,
+            "prefix_match": sum(r.prefix for r in results) / n,
             "edit_sim": sum(r.edit_sim for r in results) / n,
             "no_proposal": sum(r.fill is None for r in results) / n,
             "denoising_steps_per_task": sum(r.steps for r in results) / n,

@@ -33,6 +33,8 @@ def test_a_run_reports_every_column_and_each_tasks_line(tmp_path, capsys):
     assert main(["bench", "inline", "--limit", "3", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     row = data["rows"][0]
+    lines = {t.task_id: t.canonical_solution for t in subset(load_tasks("single-line"), 3)}
+    assert set(lines) == {r["task_id"] for r in data["meta"]["per_task"]}
     assert row["tasks"] == 3 and 0.0 <= row["pass@1"] <= 1.0
     assert row["latency_p95_ms"] >= row["latency_p50_ms"] > 0
     assert row["denoising_steps_per_task"] > 0  # a refused fill is paid for too
@@ -40,6 +42,11 @@ def test_a_run_reports_every_column_and_each_tasks_line(tmp_path, capsys):
         assert r["completion"].startswith(r["typed"])
         assert r["fill"] is None or "\n" not in r["fill"]  # a one-line fill writes no break
         assert r["status"] != "unjudged"
+        line = lines[r["task_id"]]
+        assert r["prefix"] == (bool(r["fill"] and r["fill"].strip())
+                               and line.startswith(r["typed"] + r["fill"]))
+        assert r["prefix"] or not (r["exact"] and (r["fill"] or "").strip())
+    assert row["prefix_match"] == sum(r["prefix"] for r in data["meta"]["per_task"]) / 3
     assert "pass@1" in capsys.readouterr().out
 
 

@@ -119,6 +119,10 @@ def test_inline_held_out_types_half_of_each_line_and_fills_the_rest(corpus, tmp_
         assert line.startswith(r["typed"]) and r["completion"].startswith(r["typed"])
         assert r["status"] == "unjudged"
         assert r["exact"] == is_exact(r["completion"], line)
+        # a prefix match is a fill the removed line goes on with
+        assert r["prefix"] == (bool(r["fill"] and r["fill"].strip())
+                               and line.startswith(r["typed"] + r["fill"]))
+    assert row["prefix_match"] == sum(r["prefix"] for r in data["meta"]["per_task"]) / 2
     assert main(["bench", "inline", "--held-out", "--corpus", "/nonexistent"]) == 2
 
 
