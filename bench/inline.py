@@ -5,7 +5,9 @@ HumanEval single-line task has the first half of its line's code typed (the line
 in the suffix: a one-line fill never writes one), and the rest comes from
 ``Rewriter.fill_at`` at the cursor with the language server's default settings: the span
 mapping, one-line sampler budget, validation, mechanical closing and re-mask round the server
-runs for every inline request. The typed half plus the proposal is judged in the sandbox.
+runs for every inline request — as for a suggestion asked for (drawn rows beside the argmax
+ones), or with ``--quick`` as for one shown while typing (the argmax rows alone). The typed
+half plus the proposal is judged in the sandbox.
 Reported: pass@1, exact match, prefix match (a non-blank fill the removed line goes on
 with: what the user was about to type, worth accepting even when it stops short; exact
 matches included), edit similarity, how often nothing was proposed, denoising
@@ -29,6 +31,7 @@ import torch
 from remask.diffing.rewriter import Rewriter
 from remask.infill.engine import load_engine
 from remask.infill.precision import PRECISIONS
+from remask.infill.sampler import StepTrace
 from remask.infill.train import DEFAULT_HOME
 from remask.lsp.settings import Settings
 
@@ -49,6 +52,7 @@ class LineResult:
     fill: str | None  # the proposed rest, None when nothing was proposed
     completion: str  # the line as judged: typed + fill
     steps: int  # denoising passes, re-mask rounds included (a refused fill costs too)
+    rows: int  # candidates denoised side by side at most (drawn rows included)
     seconds: float
     cpu_seconds: float
     exact: bool
@@ -71,7 +75,7 @@ def half_typed(task: Task) -> tuple[str, str, str]:
     return task.prompt + typed + suffix, typed, brk
 
 
-def fill_all(rewriter: Rewriter, tasks: list[Task]) -> list[LineResult]:
+def fill_all(rewriter: Rewriter, tasks: list[Task], quick: bool = False) -> list[LineResult]:
     """Fill the rest of each task's half-typed line at the cursor; the sandbox is not run."""
     if tasks:  # untimed: one-time costs; a context no task has (see ``generate_all``)
         text, typed, _ = half_typed(tasks[0])
@@ -83,14 +87,16 @@ def fill_all(rewriter: Rewriter, tasks: list[Task]) -> list[LineResult]:
         for t in tasks:
             text, typed, brk = half_typed(t)
             cursor = len(t.prompt) + len(typed)
-            steps: list[int] = []
+            seen: list[StepTrace] = []
             c0, w0 = time.process_time(), time.perf_counter()
-            p = rewriter.fill_at(text, cursor, "task.py", on_step=lambda i, _, n=steps: n.append(i))
+            p = rewriter.fill_at(text, cursor, "task.py", quick=quick,
+                                 on_step=lambda _, st, s=seen: s.append(st))
             seconds, cpu = time.perf_counter() - w0, time.process_time() - c0
             fill = p.text[cursor:cursor + len(p.text) - len(text)] if p is not None else None
             completion = typed + (fill or "") + brk
             rest = t.canonical_solution[len(typed):]
-            out.append(LineResult(t.task_id, typed, fill, completion, len(steps), seconds, cpu,
+            out.append(LineResult(t.task_id, typed, fill, completion, len(seen),
+                                  max((st.rows for st in seen), default=0), seconds, cpu,
                                   is_exact(completion, t.canonical_solution),
                                   edit_similarity(completion, t.canonical_solution),
                                   bool(fill and fill.strip()) and rest.startswith(fill)))
@@ -122,6 +128,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--held-out", action="store_true",
                    help="lines of the corpus's held-out files (remask bench lines) instead of "
                         "HumanEval's: exact match and edit similarity, no pass@1")
+    p.add_argument("--quick", action="store_true",
+                   help="fill as a suggestion shown while typing is filled: the argmax rows "
+                        "alone (default: as one asked for, with drawn rows)")
     p.add_argument("--corpus", type=Path, default=DEFAULT_HOME / "corpus",
                    help="with --held-out: the corpus remask train built")
     p.add_argument("--data", type=Path, default=None,
@@ -148,12 +157,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     torch.set_num_threads(1)  # as the language server runs it
     rewriter = Rewriter(engine, Settings().rewriter_config(engine.sampler))
-    results = fill_all(rewriter, tasks)
+    results = fill_all(rewriter, tasks, quick=args.quick)
     if not args.held_out:  # held-out lines have no tests to run
         judge_all(tasks, results, SandboxConfig(timeout=args.timeout))
     row = {"model": engine.name, **summarize(results, judged=not args.held_out)}
     report([row], COLUMNS, "remask bench inline: the rest of half-typed lines", args.json,
-           {"limit": args.limit, "held_out": args.held_out,
+           {"limit": args.limit, "held_out": args.held_out, "quick": args.quick,
             "model": str(args.model or "bundled"),
             "per_task": [asdict(r) for r in results]},
            notes=["latency: Rewriter.fill_at alone, one torch thread; the server adds its "

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--candidates", type=int, default=1)
     p.add_argument("--samples", type=int, default=HOLE_SAMPLES,
-                   help="rows drawn beside the argmax rows for a hole on lines of its own "
+                   help="rows drawn beside the argmax rows for each hole "
                         f"(default {HOLE_SAMPLES}; 0: the argmax rows alone, faster)")
     add_model_args(p)
     p.set_defaults(func=run)

@@ -50,13 +50,17 @@ LINE_DENOISER_WEIGHT = 0.0
 # exact 2.2 / 2.0 / 1.8 / 1.7%, edit similarity 0.789 / 0.790 / 0.788 / 0.788, nothing
 # proposed 16.5 / 16.0 / 15.3 / 14.5% (banned breaks: 0.8%, 0.767, 35.8%).
 LINE_LENGTH_NORM = 0.5
-# Rows drawn (at ``SamplerConfig.temperature``) beside the argmax rows for a hole that wants
-# a line or more (a ``???`` marker on a line of its own, an empty body), unless the fill must
-# be quick (an inline completion nobody asked for). The argmax rows of a small model mostly
+# Rows drawn (at ``SamplerConfig.temperature``) beside the argmax rows for every hole, unless
+# the fill must be quick (an inline completion nobody asked for). The argmax rows of a small
+# model mostly
 # agree: on the whole HumanEval single-line split some argmax candidate passes on 14.4% of
 # tasks, with 12 drawn rows at 0.7 on 22.4%. Ranked as the Rewriter ranks (offline, every
 # candidate judged): argmax rows 12.6% pass@1; + 12 rows at 0.5 / 0.7 14.0 / 14.4%; + 24
 # rows 14.5 / 14.6% for twice the drawing; the rows' votes (``agreement_weight``) 14.4 → 15.1%.
+# One-line holes drew none until session 28; 12 rows for them too, paired (``remask bench
+# inline``, a one-line fill asked for): 1,033 half-typed HumanEval lines pass@1 11.7 → 13.7%,
+# nothing proposed 15.4 → 6.1%; 600 held-out lines (``--held-out``) exact 1.8 → 2.8%, prefix
+# match 9.0 → 9.7%, nothing proposed 15.3 → 2.0%; 2.4× the CPU (0.073 → 0.174 s a line).
 HOLE_SAMPLES = 12
 # How such a hole's candidates are ranked: the AR ranker's log-probability divided by
 # (tokens + 1) ** this (``SamplerConfig.length_norm``), since a plain sum picks the shortest
@@ -81,10 +85,10 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
     statements the user didn't ask for, which is slow and rarely parses. A marker or a body
     to write wants text: its canvas never empties and blanks are not accepted as a fill
     (the rest of a line may well be empty). A one-line hole commits at ``line_threshold``
-    (None: the base threshold) — see ``RewriterConfig.line_threshold``. A hole that wants a
-    line or more gets ``samples`` drawn rows beside the argmax ones (``HOLE_SAMPLES``); both
-    kinds rank with lengths normalised, each its own way (``HOLE_LENGTH_NORM``,
-    ``LINE_LENGTH_NORM``).
+    (None: the base threshold) — see ``RewriterConfig.line_threshold``. A hole gets ``samples``
+    drawn rows beside the argmax ones (``HOLE_SAMPLES``; a quick fill passes 0), and its
+    candidates rank with lengths normalised, a one-line hole's its own way
+    (``HOLE_LENGTH_NORM``, ``LINE_LENGTH_NORM``).
     """
     old = text[s:e]
     if span.kind == "hole":
@@ -107,7 +111,7 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
                        lengths=lengths,
                        max_length=min(base.max_length, LINE_MAX),
                        max_steps=min(base.max_steps, LINE_STEPS),
-                       min_length=1 if wants_text else 0,
+                       min_length=1 if wants_text else 0, samples=samples,
                        denoiser_weight=LINE_DENOISER_WEIGHT, length_norm=LINE_LENGTH_NORM,
                        threshold=base.threshold if line_threshold is None else line_threshold)
     if span.kind not in ("rename", "signature", "dangling"):

@@ -51,8 +51,8 @@ class RewriterConfig:
     # inline completion does (6 steps, broken candidates closed mechanically, rounds
     # batched): 0 / 1 / 2 rounds pass 6.5% / 7.75% / 7.75%, fill p95 253 / 303 / 379 ms.
     line_rounds: int | None = 1
-    # Rows drawn beside the argmax rows for a hole that wants a line or more (canvas.py says
-    # why); a quick ``fill_at`` (an inline completion nobody asked for) draws none.
+    # Rows drawn beside the argmax rows for a hole (canvas.py says why); a quick ``fill_at``
+    # (an inline completion nobody asked for) draws none.
     hole_samples: int = HOLE_SAMPLES
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     kinds: frozenset[str] = frozenset(KINDS)
@@ -148,7 +148,7 @@ class Rewriter:
 
         The hole is a marker at/near the cursor, else the empty / ``pass`` / ``...`` body it
         sits in, else the rest of its line. ``quick`` (a fill asked at a pause in typing)
-        draws no extra rows for a whole-line hole: the argmax rows alone answer sooner.
+        draws no extra rows: the argmax rows alone answer sooner.
         """
         if not 0 <= cursor <= len(text):
             raise ValueError(f"cursor {cursor} outside a text of {len(text)} characters")

@@ -31,7 +31,7 @@ class Settings:
     line_commit_threshold: float = 0.5  # the same for one-line holes (RewriterConfig says why)
     span_cap: int = 600  # characters: longer spans are not offered
     candidates: int = 1  # canvases denoised per span
-    hole_samples: int = HOLE_SAMPLES  # drawn rows for a ??? line or an empty body (0: none)
+    hole_samples: int = HOLE_SAMPLES  # drawn rows for a hole filled on request (0: none)
     kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on
     progress_delay_ms: int = 200  # quick fills, most of typing, show no progress at all
 

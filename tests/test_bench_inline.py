@@ -10,6 +10,7 @@ from remask.bench.humaneval import load_tasks, subset
 from remask.bench.inline import half_typed
 from remask.bench.sandbox import SandboxConfig
 from remask.cli import main
+from remask.diffing.canvas import HOLE_SAMPLES, LINE_LENGTHS
 
 
 def test_half_typed_keeps_the_line_break_out_of_the_hole_and_the_reference_passes():
@@ -48,6 +49,20 @@ def test_a_run_reports_every_column_and_each_tasks_line(tmp_path, capsys):
         assert r["prefix"] or not (r["exact"] and (r["fill"] or "").strip())
     assert row["prefix_match"] == sum(r["prefix"] for r in data["meta"]["per_task"]) / 3
     assert "pass@1" in capsys.readouterr().out
+
+
+def test_quick_fills_as_a_suggestion_shown_while_typing(tmp_path):
+    """``--quick`` denoises the argmax rows alone; a fill asked for draws rows beside them."""
+    rows = {}
+    for quick in (False, True):
+        out = tmp_path / f"inline-{quick}.json"
+        assert main(["bench", "inline", "--limit", "3", "--json", str(out),
+                     *(["--quick"] if quick else [])]) == 0
+        data = json.loads(out.read_text())
+        assert data["meta"]["quick"] is quick
+        rows[quick] = [r["rows"] for r in data["meta"]["per_task"]]
+    assert rows[True] == [len(LINE_LENGTHS)] * 3
+    assert rows[False] == [len(LINE_LENGTHS) + HOLE_SAMPLES] * 3
 
 
 @pytest.mark.parametrize("argv,message", [(["--limit", "0"], "--limit must be at least 1"),

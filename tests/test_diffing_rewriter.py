@@ -407,9 +407,11 @@ class Rows(Scripted):
 @pytest.mark.parametrize("text, quick, rows", [
     ("def f(xs):\n    ???\n", False, 3 + 5),  # a line of its own that wants text: draws too
     ("def f(xs):\n    ???\n", True, 3),  # an inline completion nobody asked for: argmax only
-    ("def f(xs):\n    return ???\n", False, len(LINE_LENGTHS)),  # one line: a budget, no draws
+    ("def f(xs):\n    return ???\n", False, len(LINE_LENGTHS) + 5),  # one line, asked for
+    ("def f(xs):\n    return ???\n", True, len(LINE_LENGTHS)),  # one line, typed: argmax only
 ])
-def test_a_hole_on_lines_of_its_own_draws_rows_beside_the_argmax_rows(engine, text, quick, rows):
+def test_a_hole_draws_rows_beside_the_argmax_rows_unless_the_fill_is_quick(engine, text, quick,
+                                                                          rows):
     backend = Rows(engine.tokenizer)
     sampler = SamplerConfig(lengths=(1, 2, 4))
     rw = Rewriter(Engine(backend), RewriterConfig(sampler=sampler, hole_samples=5))

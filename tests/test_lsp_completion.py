@@ -66,16 +66,20 @@ async def test_inline_completion_replaces_the_hole_for_this_version(client):
 
 
 @pytest.mark.asyncio(loop_scope="module")
-async def test_a_typed_completion_draws_no_rows_and_one_asked_for_draws(client):
+@pytest.mark.parametrize("text, column", [
+    ("def mean(values):\n    ???\n", 7),  # a hole on a line of its own
+    ("def mean(values):\n    return sum(val\n", 18),  # the rest of a line being typed
+])
+async def test_a_typed_completion_draws_no_rows_and_one_asked_for_draws(client, text, column):
     """Typing may go on, so a completion nobody asked for takes the argmax rows alone."""
     uri = "file:///tmp/remask-lsp-test/hole.py"
-    open_doc(client, "def mean(values):\n    ???\n", uri=uri)
+    open_doc(client, text, uri=uri)
     first = {}
     for trigger in (types.InlineCompletionTriggerKind.Automatic,
                     types.InlineCompletionTriggerKind.Invoked):
         before = len(client.steps)
         await client.text_document_inline_completion_async(types.InlineCompletionParams(
-            text_document=types.TextDocumentIdentifier(uri), position=pos(1, 7),
+            text_document=types.TextDocumentIdentifier(uri), position=pos(1, column),
             context=types.InlineCompletionContext(trigger)))
         await wait_for(lambda b=before: any(s["uri"] == uri for s in client.steps[b:]))
         steps = [s for s in client.steps[before:] if s["uri"] == uri]
