@@ -54,7 +54,7 @@ class SamplerConfig:
     # the hole completes its own line: a committed line break ends its row (the break and
     # every position after it are dropped), as an AR model stops at the line's end. Banning
     # breaks instead made the model write the next statement into the line: 36% of
-    # half-typed held-out lines got no fill that parsed (16% so; ``diffing.canvas``)
+    # half-typed held-out lines got no fill that parsed (16% now; figures in ``diffing.canvas``)
     single_line: bool = False
     min_length: int = 0  # a canvas never shrinks below this (a ``???`` hole is never empty)
     seed: int = 0
@@ -173,7 +173,7 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
     gen = torch.Generator().manual_seed(cfg.seed)
     banned = torch.tensor([sp.pad, sp.bos, sp.eos, sp.mask, sp.fim_prefix, sp.fim_suffix,
                            sp.fim_middle])
-    breaks = set(denoiser.tokenizer.line_break_ids) if cfg.single_line else set()
+    breaks = frozenset(denoiser.tokenizer.line_break_ids if cfg.single_line else ())
     remasks, resizes = 0, [0] * len(rows)
     direction = [0] * len(rows)  # -1 once a row shrank, +1 once it grew
     for step_no in range(cfg.max_steps):
@@ -235,7 +235,7 @@ def generate(denoiser: Denoiser, prefix: list[int], suffix: list[int], cfg: Samp
 
 def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: SamplerConfig,
                 sp, allow_remask: bool, final: bool = False, due: int = 1,
-                breaks: set[int] = frozenset()) -> tuple[list[int], StepTrace]:
+                breaks: frozenset[int] = frozenset()) -> tuple[list[int], StepTrace]:
     """Commit this step's choices in one row; returns the new row and what happened.
 
     On the ``final`` step every masked position commits and none grows: the step budget is
@@ -296,7 +296,7 @@ def _commit_row(row: list[int], pred: Tensor, conf: Tensor, probs: Tensor, cfg: 
     return out, st
 
 
-def _best_text(probs: Tensor, sp, breaks: set[int] = frozenset()) -> int:
+def _best_text(probs: Tensor, sp, breaks: frozenset[int] = frozenset()) -> int:
     """The most likely ordinary token, when a special one can't be honoured."""
     p = probs.clone()
     p[[sp.expand, sp.delete, *breaks]] = 0.0
