@@ -138,12 +138,15 @@ def progress(label: str) -> Progress:
 
 def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
                  oracle_length: bool = False, label: str = "generate",
-                 rewriter: Rewriter | None = None) -> list[TaskResult]:
+                 rewriter: Rewriter | None = None, marker: str | None = None
+                 ) -> list[TaskResult]:
     """Generate every task's middle with ``engine``; the sandbox is not run here.
 
     With ``rewriter`` each middle is what ``remask fill`` would write there
     (``Rewriter.denoise_span``): candidates that add a syntax error are re-masked and denoised
-    again, then dropped, and a task left with none gets an empty completion. One untimed
+    again, then dropped, and a task left with none gets an empty completion. With ``marker``
+    too, each middle is what ``remask fill`` writes for that marker in the hole
+    (``Rewriter.fill_holes``: the hole's kind picks its canvas and ranking). One untimed
     fill comes first, so one-time costs (lazy kernels, allocator growth) don't land on the
     first task's latency. Its prompt ends in a way no task's does: the models keep recent
     contexts (cut to the text nearest the hole), and a warm-up on the first task's own would
@@ -161,6 +164,10 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
             if rewriter is None:
                 fill = engine.fill(t.prompt, t.suffix, sampler=sampler, oracle_length=oracle)
                 text, tokens, trace = fill.text, len(fill.tokens[0]), fill.trace.as_dict()
+            elif marker is not None:
+                _, (res,) = rewriter.fill_holes(t.prompt + marker + t.suffix, "task.py")
+                text, trace = res.text or "", res.trace
+                tokens = len(engine.tokenizer.encode(text))
             else:
                 at = len(t.prompt)
                 res = rewriter.denoise_span(t.prompt + t.suffix, at, at, "task.py",

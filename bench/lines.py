@@ -9,7 +9,10 @@ what one HumanEval-Infilling split removes, from function bodies (never a docstr
 - ``block``: a run of sibling statements of one body, two to ``BLOCK_LINES`` lines (the
   multi-line split; a ``???`` on a line of its own, or a body to write);
 - ``span``: characters from anywhere in a body to anywhere a little later, mid-name and
-  across lines alike (random-span).
+  across lines alike (random-span);
+- ``expr``: the value of a one-line ``x = …``, ``x += …`` or ``return …``, filled as
+  ``remask fill`` fills a ``???`` written there (always through the ``Rewriter``: a one-line
+  hole that wants text, with its own canvas, budget and ranking; no HumanEval split cuts so).
 
 At most ``PER_FILE`` a file, seeded, so the set is the same on every machine with the same
 corpus. There are no tests to run, so the figures are exact match and edit similarity to the
@@ -45,7 +48,8 @@ BLOCK_LINES = 8  # HumanEval's multi-line middles: median 4 lines, 90% at most 1
 # a span's characters, drawn uniformly: HumanEval's random-span-light middles run 28 / 60 / 106
 # characters at the quartiles, 162 at the ninth decile
 SPAN_CHARS = (10, 150)
-KINDS = ("line", "block", "span")
+MARKER = RewriterConfig.marker  # an ``expr`` hole, as ``remask fill`` reads it
+KINDS = ("line", "block", "span", "expr")
 COLUMNS = ["model", "tasks", "exact_match", "edit_sim", "empty_rate", "forward_passes_per_task",
            "cpu_s_per_task", "latency_p95_s"]
 
@@ -143,6 +147,28 @@ def _span_cuts(src: str, lines: list[str], rng: random.Random) -> list[tuple[int
     return out
 
 
+def _expr_cuts(src: str, lines: list[str]) -> list[tuple[int, int]]:
+    """The values of the one-line assignments and returns of function bodies.
+
+    Each from the value's first character to the line's end: what a user leaves as
+    ``x = ???`` or ``return ???``.
+    """
+    offsets = _offsets(lines)
+    out = set()
+    for body in _bodies(src, lines):
+        for st in body:
+            value = getattr(st, "value", None)
+            if not isinstance(st, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return) \
+                    or value is None:
+                continue
+            i = st.lineno - 1
+            if st.lineno == st.end_lineno and len(lines[i]) <= MAX_LINE \
+                    and _whole_lines(lines, st, st):
+                out.add((offsets[i] + _col(lines[i], value.col_offset),
+                         offsets[i] + _col(lines[i], value.end_col_offset)))
+    return sorted(out)
+
+
 def _offsets(lines: list[str]) -> list[int]:
     """Where each line starts, and one past the end."""
     out = [0]
@@ -154,6 +180,7 @@ def _offsets(lines: list[str]) -> list[int]:
 def cut_tasks(corpus: Path, limit: int, seed: int = 0, kind: str = "line") -> list[Task]:
     """Up to ``limit`` tasks of ``kind`` from the held-out split of ``corpus``.
 
+    An ``expr`` task's file holds no ``MARKER`` of its own: the bench writes one in the hole.
     ValueError with one line if there is no held-out split or it gives no task.
     """
     if kind not in KINDS:
@@ -169,8 +196,11 @@ def cut_tasks(corpus: Path, limit: int, seed: int = 0, kind: str = "line") -> li
         src = held.doc(d)
         lines = _split(src)
         rng = random.Random(f"{seed}:{name}")  # a file's cuts don't depend on the others
-        cuts = _line_cuts(src, lines) if kind == "line" else \
-            _block_cuts(src, lines, rng) if kind == "block" else _span_cuts(src, lines, rng)
+        if kind == "expr":
+            cuts = _expr_cuts(src, lines) if MARKER not in src else []
+        else:
+            cuts = _line_cuts(src, lines) if kind == "line" else \
+                _block_cuts(src, lines, rng) if kind == "block" else _span_cuts(src, lines, rng)
         pool += [(name, src, a, b) for a, b in cuts]
     random.Random(seed).shuffle(pool)
     tasks, taken = [], {}
@@ -181,8 +211,8 @@ def cut_tasks(corpus: Path, limit: int, seed: int = 0, kind: str = "line") -> li
             continue
         taken[name] = taken.get(name, 0) + 1
         line = src.count("\n", 0, a) + 1
-        tasks.append(Task(f"{name}:{line}" if kind == "line" else f"{name}:{line}@{a}+{b - a}",
-                          src[:a], src[b:], src[a:b], test="", entry_point=""))
+        tid = f"{name}:{line}" if kind in ("line", "expr") else f"{name}:{line}@{a}+{b - a}"
+        tasks.append(Task(tid, src[:a], src[b:], src[a:b], test="", entry_point=""))
     if not tasks:
         raise ValueError(f"{corpus}: no {kind} tasks in the held-out files' function bodies")
     return tasks
@@ -192,8 +222,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lines", help="lines, blocks or spans of held-out corpus files, removed "
                                      "and filled again")
     p.add_argument("--kind", choices=KINDS, default="line",
-                   help="what a task removes: one statement line, a block of lines, or a "
-                        "span of characters (default line)")
+                   help="what a task removes: one statement line, a block of lines, a "
+                        "span of characters, or the value of an assignment or return, "
+                        "filled as `remask fill` fills a ??? there (default line)")
     p.add_argument("--corpus", type=Path, default=DEFAULT_HOME / "corpus",
                    help="the corpus remask train built (default ~/.cache/remask/corpus)")
     p.add_argument("--limit", type=int, default=600, help="tasks (default 600)")
@@ -220,15 +251,17 @@ def run(args: argparse.Namespace) -> int:
         return 2
     torch.set_num_threads(args.threads)
     sampler = task_sampler(samples=args.samples)
-    rewriter = Rewriter(engine, RewriterConfig(sampler=sampler)) if args.rewriter else None
+    marker = MARKER if args.kind == "expr" else None
+    rewriter = Rewriter(engine, RewriterConfig(sampler=engine.sampler, hole_samples=args.samples)) \
+        if marker else Rewriter(engine, RewriterConfig(sampler=sampler)) if args.rewriter else None
     t0 = time.perf_counter()
-    results = generate_all(engine, tasks, sampler, rewriter=rewriter, label="fill")
+    results = generate_all(engine, tasks, sampler, rewriter=rewriter, label="fill", marker=marker)
     summary = summarize(results)  # its pass@1 columns mean nothing here: no tests were run
-    row = {"model": f"{engine.name} (rewriter)" if args.rewriter else engine.name,
+    row = {"model": f"{engine.name} (rewriter)" if rewriter else engine.name,
            **{k: summary[k] for k in COLUMNS[1:]}}
     meta = {"corpus": str(args.corpus), "kind": args.kind, "limit": args.limit,
             "samples": args.samples,
-            "rewriter": args.rewriter, "model": str(args.model or "bundled"),
+            "rewriter": rewriter is not None, "model": str(args.model or "bundled"),
             "threads": args.threads, "dtype": str(compute_dtype(args.precision)),
             "seconds": time.perf_counter() - t0,
             "per_task": [{"task_id": r.task_id, "completion": r.completion, "exact": r.exact,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import sysconfig
 import textwrap
@@ -88,6 +89,43 @@ def test_a_span_task_is_characters_from_anywhere_in_a_body(corpus):
     # cut anywhere: some spans start or end mid-line, some cross lines
     assert any("\n" in t.canonical_solution for t in tasks)
     assert any(not t.prompt.endswith("\n") for t in tasks)
+
+
+def test_an_expr_task_is_the_value_of_a_one_line_assignment_or_return(corpus):
+    tasks = cut_tasks(corpus, 100, kind="expr")
+    assert len(tasks) == len({t.task_id for t in tasks}) >= 2 * len(FILES)
+    sources = {name: (STDLIB / name).read_text() for name in FILES}
+    kinds = set()
+    for t in tasks:
+        name, line = t.task_id.rsplit(":", 1)
+        assert t.prompt + t.canonical_solution + t.suffix == sources[name]
+        assert t.prompt.count("\n") == int(line) - 1 and t.suffix.startswith("\n")
+        head = t.prompt[t.prompt.rfind("\n") + 1:]
+        line_src = head.lstrip() + t.canonical_solution
+        (stmt,) = ast.parse(line_src).body
+        assert isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return)
+        assert ast.get_source_segment(line_src, stmt.value) \
+            == t.canonical_solution  # the whole value, nothing else
+        kinds.add(type(stmt))
+    assert {ast.Assign, ast.Return} <= kinds
+
+
+def test_cli_fills_an_expr_as_remask_fill_fills_a_marker_there(corpus, tmp_path):
+    out = tmp_path / "expr.json"
+    assert main(["bench", "lines", "--kind", "expr", "--corpus", str(corpus), "--limit", "2",
+                 "--samples", "0", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    (row,) = data["rows"]
+    assert row["tasks"] == 2 and row["model"].endswith("(rewriter)")
+    fill = tmp_path / "task.py"
+    for r in data["meta"]["per_task"]:
+        t = {t.task_id: t for t in cut_tasks(corpus, 2, kind="expr")}[r["task_id"]]
+        fill.write_text(t.prompt + "???" + t.suffix)
+        json_out = tmp_path / "fill.json"
+        with json_out.open("w") as f, contextlib.redirect_stdout(f):
+            main(["fill", str(fill), "--json", "--samples", "0"])
+        (hole,) = json.loads(json_out.read_text())["holes"]
+        assert r["completion"] == (hole["text"] or "")
 
 
 def test_cli_fills_the_lines_and_writes_json(corpus, tmp_path, capsys):
