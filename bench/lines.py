@@ -252,8 +252,12 @@ def run(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     sampler = task_sampler(samples=args.samples)
     marker = MARKER if args.kind == "expr" else None
-    rewriter = Rewriter(engine, RewriterConfig(sampler=engine.sampler, hole_samples=args.samples)) \
-        if marker else Rewriter(engine, RewriterConfig(sampler=sampler)) if args.rewriter else None
+    rewriter = None
+    if marker:  # as ``remask fill`` fills it: the hole's kind picks canvas, budget and ranking
+        rewriter = Rewriter(engine, RewriterConfig(sampler=engine.sampler,
+                                                   hole_samples=args.samples))
+    elif args.rewriter:
+        rewriter = Rewriter(engine, RewriterConfig(sampler=sampler))
     t0 = time.perf_counter()
     results = generate_all(engine, tasks, sampler, rewriter=rewriter, label="fill", marker=marker)
     summary = summarize(results)  # its pass@1 columns mean nothing here: no tests were run

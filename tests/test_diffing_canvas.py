@@ -4,8 +4,10 @@ import pytest
 
 from remask.diffing.canvas import (
     HOLE_LENGTH_NORM,
+    HOLE_LINE_STEPS,
     LINE_LENGTH_NORM,
     LINE_MAX,
+    LINE_STEPS,
     LINE_TOKENS,
     sampler_for,
 )
@@ -23,10 +25,11 @@ def tok():
     return Tokenizer.load(BUNDLED)
 
 
-def canvas_at(text: str, cursor: int, tok: Tokenizer, line_threshold: float | None = None
-              ) -> SamplerConfig:
+def canvas_at(text: str, cursor: int, tok: Tokenizer, line_threshold: float | None = None,
+              samples: int = 0) -> SamplerConfig:
     span = cursor_hole(text, cursor, "???")
-    return sampler_for(span, text, span.start, span.end, BASE, "???", tok, line_threshold)
+    return sampler_for(span, text, span.start, span.end, BASE, "???", tok, line_threshold,
+                       samples=samples)
 
 
 def test_the_rest_of_a_line_after_code_is_one_short_line(tok):
@@ -86,6 +89,17 @@ def test_one_line_holes_and_longer_ones_rank_with_their_own_length_norm(tok):
     assert canvas_at(own_line, own_line.index("???") + 1, tok).length_norm == HOLE_LENGTH_NORM
     assert canvas_at(body, body.index("pass") + 1, tok).length_norm == HOLE_LENGTH_NORM > 0
     assert 0 < LINE_LENGTH_NORM != HOLE_LENGTH_NORM and BASE.length_norm == 0
+
+
+def test_a_one_line_hole_asked_for_takes_more_steps_than_one_shown_while_typing(tok):
+    """Drawn rows on a typing budget commit most tokens by force, at the temperature."""
+    line = "def f(x):\n    return ???\n"
+    body = "def f(x):\n    pass\n"
+    typed = canvas_at(line, line.index("???") + 1, tok)
+    asked = canvas_at(line, line.index("???") + 1, tok, samples=5)
+    assert (typed.samples, typed.max_steps) == (0, LINE_STEPS)
+    assert (asked.samples, asked.max_steps) == (5, HOLE_LINE_STEPS) and LINE_STEPS < HOLE_LINE_STEPS
+    assert canvas_at(body, body.index("pass") + 1, tok, samples=5).max_steps == BASE.max_steps
 
 
 def test_a_renamed_reference_gets_a_canvas_its_size(tok):
