@@ -86,7 +86,7 @@ class Engine:
         p, s = self._encode(prefix), self._encode(suffix)
         if not self.is_diffusion:
             ids, trace = ar_generate(self.backend, p, s, cfg.max_length, cancel,
-                                     cfg.min_length)
+                                     cfg.min_length, cfg.single_line)
             return Fill([self.tokenizer.decode(ids)], [ids], trace)
         rows, trace = generate(self.backend, p, s, cfg, candidates=candidates,
                                oracle_length=oracle_length, cancel=cancel, on_step=on_step)

@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from remask.infill.ar import ar_generate, ar_score, load_ar, prefill
-from remask.infill.engine import BUNDLED_AR
+from remask.infill.engine import BUNDLED_AR, Engine
+from remask.infill.sampler import SamplerConfig
 
 PREFIX = "def mean(numbers):\n    total = 0\n    for n in numbers:\n"
 SUFFIX = "    return total / len(numbers)\n"
@@ -63,3 +64,28 @@ def test_the_middle_is_the_best_scoring_line_end_of_the_greedy_path(ar, prefix, 
     assert trace.forward_passes <= 1 + len(path)
     if min_length:
         assert tok.decode(got).strip()
+
+
+def test_a_single_line_middle_ends_before_the_model_breaks_the_line(ar):
+    """A one-line hole (``total = ???``): the baseline decodes as a denoiser's one-line row
+    ends, at the line break, where it used to write that break and lines after it."""
+    tok = ar.tokenizer
+    p, s = tok.encode("def mean(numbers):\n    total = "), tok.encode("\n" + SUFFIX)
+    plain, _ = ar_generate(ar, p, s, max_new=24, min_length=1)
+    one, _ = ar_generate(ar, p, s, max_new=24, min_length=1, single_line=True)
+    assert "\n" in tok.decode(plain)
+    path, _ = greedy_path(ar, p, s, 24, 1)
+    first_break = next(k for k, t in enumerate(path) if "\n" in tok.decode([t]))
+    assert one == path[:len(one)] and 0 < len(one) <= first_break
+    assert "\n" not in tok.decode(one) and tok.decode(one).strip()
+
+
+
+def test_an_ar_engine_fills_a_one_line_hole_with_one_line(ar):
+    """``remask fill --model`` an AR checkpoint: a one-line sampler ends the middle too."""
+    prefix, suffix = "def mean(numbers):\n    total = ", "\n" + SUFFIX
+    engine = Engine(ar)
+    one = engine.fill(prefix, suffix, sampler=SamplerConfig(single_line=True, min_length=1))
+    plain = engine.fill(prefix, suffix, sampler=SamplerConfig(min_length=1))
+    assert "\n" in plain.text and "\n" not in one.text
+    assert one.text.strip() and plain.text.startswith(one.text)
