@@ -186,7 +186,9 @@ class Documents:
         """Run ``work(cancel)`` on the model thread; None when it was cancelled as stale.
 
         If the awaiting request is itself cancelled (``$/cancelRequest``), the flag the cancel
-        check reads is set so the thread stops at its next step, and CancelledError propagates.
+        check reads is set so the thread stops at its next step, and CancelledError propagates;
+        work still queued behind another job (a context prefill) never starts, and counts as
+        cancelled all the same.
         """
         stop = threading.Event()
 
@@ -202,9 +204,12 @@ class Documents:
                 self.stats.add("cancelled")
                 return None
 
+        future = self.executor.submit(job)
         try:
-            return await asyncio.get_running_loop().run_in_executor(self.executor, job)
+            return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             stop.set()
             self.stats.add("requests_cancelled")
+            if future.cancelled():  # still queued, so dropped: the thread never sees it
+                self.stats.add("cancelled")
             raise
