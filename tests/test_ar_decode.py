@@ -80,7 +80,6 @@ def test_a_single_line_middle_ends_before_the_model_breaks_the_line(ar):
     assert "\n" not in tok.decode(one) and tok.decode(one).strip()
 
 
-
 def test_an_ar_engine_fills_a_one_line_hole_with_one_line(ar):
     """``remask fill --model`` an AR checkpoint: a one-line sampler ends the middle too."""
     prefix, suffix = "def mean(numbers):\n    total = ", "\n" + SUFFIX

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import contextlib
 import json
 import sysconfig
 import textwrap
@@ -110,21 +109,21 @@ def test_an_expr_task_is_the_value_of_a_one_line_assignment_or_return(corpus):
     assert {ast.Assign, ast.Return} <= kinds
 
 
-def test_cli_fills_an_expr_as_remask_fill_fills_a_marker_there(corpus, tmp_path):
+def test_cli_fills_an_expr_as_remask_fill_fills_a_marker_there(corpus, tmp_path, capsys):
     out = tmp_path / "expr.json"
     assert main(["bench", "lines", "--kind", "expr", "--corpus", str(corpus), "--limit", "2",
                  "--samples", "0", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     (row,) = data["rows"]
     assert row["tasks"] == 2 and row["model"].endswith("(rewriter)")
+    tasks = {t.task_id: t for t in cut_tasks(corpus, 2, kind="expr")}
     fill = tmp_path / "task.py"
     for r in data["meta"]["per_task"]:
-        t = {t.task_id: t for t in cut_tasks(corpus, 2, kind="expr")}[r["task_id"]]
+        t = tasks[r["task_id"]]
         fill.write_text(t.prompt + "???" + t.suffix)
-        json_out = tmp_path / "fill.json"
-        with json_out.open("w") as f, contextlib.redirect_stdout(f):
-            main(["fill", str(fill), "--json", "--samples", "0"])
-        (hole,) = json.loads(json_out.read_text())["holes"]
+        capsys.readouterr()
+        main(["fill", str(fill), "--json", "--samples", "0"])
+        (hole,) = json.loads(capsys.readouterr().out)["holes"]
         assert r["completion"] == (hole["text"] or "")
 
 

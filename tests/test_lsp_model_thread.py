@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_work_cancelled_while_running_stops_at_its_next_check():
             if cancel():
                 raise Cancelled
             steps.append(1)
-            threading.Event().wait(0.01)
+            time.sleep(0.01)
 
     async def scenario() -> None:
         task = asyncio.ensure_future(docs.run(work, lambda: False))
