@@ -37,7 +37,7 @@ from remask.lsp.settings import Settings
 
 from .humaneval import DEFAULT_DATA, Task, load_tasks, subset
 from .infill import edit_similarity, is_exact, judge_all, progress
-from .lines import cut_tasks
+from .lines import cut_tasks, heldout_files
 from .report import report
 from .sandbox import SandboxConfig
 
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--limit must be at least 1")
         if args.timeout <= 0:
             raise ValueError("--timeout must be > 0")
-        tasks = cut_tasks(args.corpus, args.limit or 600) if args.held_out \
+        tasks = cut_tasks(heldout_files(args.corpus), args.limit or 600) if args.held_out \
             else subset(load_tasks("single-line", args.data), args.limit)
         engine = load_engine(args.model, precision=args.precision)
     except ValueError as e:
