@@ -1,4 +1,4 @@
-"""``remask bench lines``: spans cut from the corpus's held-out files, filled again.
+"""``remask bench lines``: spans cut from code no model trained on, filled again.
 
 HumanEval is 164 small problems, and every knob tuned on it risks fitting them. These tasks
 come from code no bundled model trained on and no other benchmark scores: the held-out 1% of
