@@ -48,6 +48,7 @@ class Case:
     after: str
     expected: str
     hunks: tuple[tuple[int, int], ...] = ()  # real cases: follow-up line ranges of ``after``
+    repo: str = ""  # real cases: the project, "owner/name"
 
 
 def source_texts(source: Path | None) -> Iterator[tuple[str, str]]:
@@ -167,7 +168,7 @@ def real_cases(path: Path = REAL) -> list[Case]:
             r = json.loads(line)
             out.append(Case(r["id"], r["kind"], r["subkind"], r["path"], r["before"],
                             r["after"], r["expected"],
-                            tuple(tuple(h) for h in r["followup_hunks"])))
+                            tuple(tuple(h) for h in r["followup_hunks"]), r["repo"]))
     return out
 
 

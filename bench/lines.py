@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import gzip
-import json
 import random
 import sys
 import time
@@ -43,7 +41,7 @@ from remask.infill.engine import load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.train import DEFAULT_HOME
 
-from .edit_cases import REAL
+from .edit_cases import REAL, real_cases
 from .humaneval import Task
 from .infill import generate_all, summarize, task_sampler
 from .report import report
@@ -208,11 +206,9 @@ def real_edits_files(path: Path = REAL) -> list[tuple[str, str]]:
     if not path.is_file():
         raise ValueError(f"{path}: no real-edits set")
     files: dict[str, str] = {}
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            if r["path"].endswith(".py"):
-                files.setdefault(f"{r['repo']}/{r['path']}", r["expected"])
+    for case in real_cases(path):
+        if case.path.endswith(".py"):
+            files.setdefault(f"{case.repo}/{case.path}", case.expected)
     return sorted(files.items())
 
 
