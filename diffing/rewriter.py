@@ -17,15 +17,17 @@ candidate was the same text.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from remask.infill.engine import Engine, Fill
-from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace
+from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace, Trace
 
 from .canvas import HOLE_SAMPLES, LINE_ROUND_STEPS, sampler_for
 from .checks import fresh, merge_traces, python_ok, title, unbound_names
 from .edits import map_back, minimal_edits
+from .indent import indent_levels, reindented, starts_blank_line
 from .proposal import Proposal, Span
 from .repair import Unit, line_ending, mechanical_repairs, units_from_errors
 from .spans import KINDS, affected_spans, cursor_hole, repair_units
@@ -239,6 +241,8 @@ class Rewriter:
                                 cancel=cancel, on_step=on_step)
         res = self._validate(prefix, suffix, fill, bad, cancel, on_step, round_cfg,
                              self.config.rounds if rounds is None else rounds, ending)
+        if strict and starts_blank_line(prefix, suffix):
+            res = self._reindented(prefix, suffix, res, bad, cfg)
         if len(res.candidates) < 2:
             return res
 
@@ -293,6 +297,40 @@ class Rewriter:
         good = list(dict.fromkeys(tidy[c] for c in good))
         return SpanResult(good[0], "ok", merge_traces(traces), good,
                           {tidy[c]: known[c] for c in reversed(tidy) if c in known})
+
+    def _reindented(self, prefix: str, suffix: str, res: SpanResult,
+                    bad: Callable[[str], list[tuple[int, int]] | None], cfg: SamplerConfig
+                    ) -> SpanResult:
+        """``res`` with each one-line candidate also at the other indentations allowed there.
+
+        Only for a hole that is a whole line (:mod:`.indent` says why). A copy that keeps
+        the text parsing is scored as the fill scored its original, agreement bonus and all:
+        the original's score plus how much more (or less) the model believes the copy; an
+        original the fill did not score (a lone one, a closed one) is scored with it. That
+        scoring costs passes over the candidates; the trace counts them.
+        """
+        levels = indent_levels(prefix, suffix)
+        copies: dict[str, str] = {}  # copy -> the candidate it re-indents
+        for c in res.candidates:
+            for v in reindented(c, levels):
+                if v not in copies and v not in res.candidates and bad(v) is None:
+                    copies[v] = c
+        if not copies:
+            return res
+        texts = list(dict.fromkeys([*copies.values(), *copies]))
+        trace = Trace()
+        raw = dict(zip(texts, self.engine.score(prefix, suffix, texts, cfg, trace), strict=True))
+        scores = {c: raw[c] for c in copies.values()} | res.scores
+        scores |= {v: scores[c] + raw[v] - raw[c] for v, c in copies.items()}
+        keyed, last = [], math.inf  # a candidate still unscored keeps its place
+        for c in [*res.candidates, *copies]:
+            last = scores.get(c, last)
+            keyed.append((cfg.min_length > 0 and not c.strip(), -last, c))
+        ranked = [c for *_, c in sorted(keyed, key=lambda k: k[:2])]
+        cost = {k: res.trace[k] + v for k, v in trace.as_dict().items()
+                if k in ("forward_passes", "tokens_processed")}  # passes, not a sampler call
+        return replace(res, text=ranked[0], candidates=ranked, scores=scores,
+                       trace=res.trace | cost)
 
     def _new_error_ranges(self, baseline: Document, prefix: str, middle: str, suffix: str,
                           path: str | None) -> list[tuple[int, int]] | None:

@@ -1,0 +1,57 @@
+"""Indentation for a hole that starts a line: which levels a statement there may take.
+
+A hole at column 0 of an otherwise blank line (the cursor on an existing blank line: editors
+strip a blank line's indentation, so that is where the cursor lands; a whole line cut out) leaves
+the indentation to the model, and the model commits to it as one early token: ``return True``
+inside the loop when it belongs after it. Which level is right is a question about the whole
+candidate, so the Rewriter asks it of the whole candidate: each one-line candidate is also
+offered at every level the block structure above allows (:func:`indent_levels`), Python's
+parser drops the illegal ones, and the model scores the rest (:func:`reindented`).
+"""
+
+from __future__ import annotations
+
+
+def starts_blank_line(prefix: str, suffix: str) -> bool:
+    """Whether a middle between ``prefix`` and ``suffix`` is a whole line of its own."""
+    return (not prefix or prefix.endswith("\n")) and (not suffix or suffix.startswith(("\n",
+                                                                                        "\r\n")))
+
+
+def indent_levels(prefix: str, suffix: str) -> list[str]:
+    """The indentations a statement on a blank line after ``prefix`` may take, nearest first.
+
+    The previous code line's own, one level deeper when it opens a block, each shallower
+    level of the blocks enclosing it, and the next code line's. Continuation and string
+    lines give levels too; the parser, not this guess, is what rules them out.
+    """
+    levels: list[str] = []
+    deepest: int | None = None
+    for line in reversed(prefix.splitlines()):
+        body = line.strip()
+        if not body or body.startswith("#"):
+            continue
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        if deepest is None:
+            if body.endswith(":"):
+                levels.append(indent + ("\t" if indent.startswith("\t") else "    "))
+            levels.append(indent)
+        elif len(indent) < deepest:
+            levels.append(indent)
+        deepest = len(indent) if deepest is None else min(deepest, len(indent))
+        if not indent:
+            break
+    for line in suffix.splitlines():
+        if line.strip() and not line.strip().startswith("#"):
+            levels.append(line[:len(line) - len(line.lstrip(" \t"))])
+            break
+    return list(dict.fromkeys(levels))
+
+
+def reindented(candidate: str, levels: list[str]) -> list[str]:
+    """``candidate`` (one line) at each of ``levels`` other than its own; none for a block."""
+    body = candidate.lstrip(" \t")
+    if "\n" in candidate.rstrip("\r\n") or not body.strip():
+        return []
+    own = candidate[:len(candidate) - len(body)]
+    return [level + body for level in levels if level != own]
