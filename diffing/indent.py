@@ -11,6 +11,13 @@ parser drops the illegal ones, and the model scores the rest (:func:`reindented`
 
 from __future__ import annotations
 
+# How many of a fill's best candidates are copied. Every copy costs whole-file checks (a
+# parse, Python's parser, then the ranking's scopes): copying all of them took a fill on a
+# blank line of a 6,425-line file from 2.8 to 5.0 CPU-s. On the whole HumanEval single-line
+# split every pick a copy changed (38, 12 of them now passing) re-indents one of the three
+# best candidates.
+COPIED = 3
+
 
 def starts_blank_line(prefix: str, suffix: str) -> bool:
     """Whether a middle between ``prefix`` and ``suffix`` is a whole line of its own."""

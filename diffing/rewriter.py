@@ -27,7 +27,7 @@ from remask.infill.sampler import Cancelled, SamplerConfig, StepTrace, Trace
 from .canvas import HOLE_SAMPLES, LINE_ROUND_STEPS, sampler_for
 from .checks import fresh, merge_traces, python_ok, title, unbound_names
 from .edits import map_back, minimal_edits
-from .indent import indent_levels, reindented, starts_blank_line
+from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .proposal import Proposal, Span
 from .repair import Unit, line_ending, mechanical_repairs, units_from_errors
 from .spans import KINDS, affected_spans, cursor_hole, repair_units
@@ -301,7 +301,7 @@ class Rewriter:
     def _reindented(self, prefix: str, suffix: str, res: SpanResult,
                     bad: Callable[[str], list[tuple[int, int]] | None], cfg: SamplerConfig
                     ) -> SpanResult:
-        """``res`` with each one-line candidate also at the other indentations allowed there.
+        """``res`` with its best one-line candidates also at the other indentations allowed.
 
         Only for a hole that is a whole line (:mod:`.indent` says why). A copy that keeps
         the text parsing is scored as the fill scored its original, agreement bonus and all:
@@ -311,7 +311,7 @@ class Rewriter:
         """
         levels = indent_levels(prefix, suffix)
         copies: dict[str, str] = {}  # copy -> the candidate it re-indents
-        for c in res.candidates:
+        for c in res.candidates[:COPIED]:
             for v in reindented(c, levels):
                 if v not in copies and v not in res.candidates and bad(v) is None:
                     copies[v] = c
