@@ -4,9 +4,9 @@ A hole at column 0 of an otherwise blank line (the cursor on an existing blank l
 strip a blank line's indentation, so that is where the cursor lands; a whole line cut out) leaves
 the indentation to the model, and the model commits to it as one early token: ``return True``
 inside the loop when it belongs after it. Which level is right is a question about the whole
-candidate, so the Rewriter asks it of the whole candidate: each one-line candidate is also
-offered at every level the block structure above allows (:func:`indent_levels`), Python's
-parser drops the illegal ones, and the model scores the rest (:func:`reindented`).
+candidate, so the Rewriter asks it of the whole candidate: each of the best one-line
+candidates is also offered at every level the block structure allows (:func:`indent_levels`,
+:func:`reindented`), Python's parser drops the illegal ones, and the model scores the rest.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ COPIED = 3
 
 def starts_blank_line(prefix: str, suffix: str) -> bool:
     """Whether a middle between ``prefix`` and ``suffix`` is a whole line of its own."""
-    return (not prefix or prefix.endswith("\n")) and (not suffix or suffix.startswith(("\n",
-                                                                                        "\r\n")))
+    line_start = not prefix or prefix.endswith("\n")
+    return line_start and (not suffix or suffix.startswith(("\n", "\r\n")))
 
 
 def indent_levels(prefix: str, suffix: str) -> list[str]:
