@@ -38,7 +38,7 @@ def indent_levels(prefix: str, suffix: str) -> list[str]:
         body = line.strip()
         if not body or body.startswith("#"):
             continue
-        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        indent = _indent(line)
         if deepest is None:
             if body.endswith(":"):
                 levels.append(indent + ("\t" if indent.startswith("\t") else "    "))
@@ -50,15 +50,19 @@ def indent_levels(prefix: str, suffix: str) -> list[str]:
             break
     for line in suffix.splitlines():
         if line.strip() and not line.strip().startswith("#"):
-            levels.append(line[:len(line) - len(line.lstrip(" \t"))])
+            levels.append(_indent(line))
             break
     return list(dict.fromkeys(levels))
 
 
 def reindented(candidate: str, levels: list[str]) -> list[str]:
     """``candidate`` (one line) at each of ``levels`` other than its own; none for a block."""
-    body = candidate.lstrip(" \t")
+    own = _indent(candidate)
+    body = candidate[len(own):]
     if "\n" in candidate.rstrip("\r\n") or not body.strip():
         return []
-    own = candidate[:len(candidate) - len(body)]
     return [level + body for level in levels if level != own]
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip(" \t"))]

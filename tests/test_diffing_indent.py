@@ -8,9 +8,10 @@ import ast
 import torch
 from scripted import Scripted
 
+from remask.diffing import rewriter as rewriter_module
 from remask.diffing.canvas import HOLE_SAMPLES, sampler_for
 from remask.diffing.checks import unbound_names
-from remask.diffing.indent import indent_levels, reindented, starts_blank_line
+from remask.diffing.indent import COPIED, indent_levels, reindented, starts_blank_line
 from remask.diffing.rewriter import Rewriter
 from remask.diffing.spans import cursor_hole
 from remask.infill.engine import Engine
@@ -89,6 +90,41 @@ def test_a_copy_the_model_believes_more_than_its_original_is_the_fill(engine):
     res = rw.denoise_span(NESTED, at, at, "t.py", sampler=SamplerConfig(lengths=(2,),
                                                                         max_steps=8))
     assert res.candidates[0] == "return True" and len(res.candidates) == 4
+
+
+class PerLength(Scripted):
+    """A canvas of n tokens writes the one-line statement of n tokens: five texts a fill."""
+
+    def __init__(self, tokenizer, lines: list[str]):
+        super().__init__(tokenizer, [])
+        self.by_length = {len(ids): ids for ids in map(tokenizer.encode, lines)}
+        assert len(self.by_length) == len(lines)
+
+    def logits(self, ctx, canvas, valid):
+        out = torch.full((*canvas.shape, self.tokenizer.vocab_size), -20.0)
+        for b in range(canvas.shape[0]):
+            ids = self.by_length.get(int(valid[b].sum()), [self.tokenizer.special.delete])
+            out[b, torch.arange(len(ids)), torch.tensor(ids)] = 20.0
+        return out, canvas.numel()
+
+
+def test_only_the_best_few_candidates_are_copied(engine, monkeypatch):
+    """Each copy costs whole-file checks, so only ``COPIED`` of a fill's candidates are."""
+    lines = ["\tpass", "\traise ValueError", "\treturn xs", "\tyield xs", "\tprint(xs)"]
+    rw = Rewriter(Engine(PerLength(engine.tokenizer, lines)))
+    copied: list[str] = []
+
+    def spy(candidate, levels):
+        copied.append(candidate)
+        return reindented(candidate, levels)
+    monkeypatch.setattr(rewriter_module, "reindented", spy)
+    text = "def f(xs):\n\tfor x in xs:\n\t\tif x:\n\t\t\tcontinue\n\n"
+    at = len(text) - 1
+    res = rw.denoise_span(text, at, at, "t.py", sampler=SamplerConfig(lengths=(2, 3, 4, 5, 6),
+                                                                      max_steps=8))
+    assert sorted(c for c in res.candidates if c in lines) == sorted(lines)
+    assert len(copied) == COPIED < len(lines)
+    assert {c.strip() for c in res.candidates if c not in lines} == {c.strip() for c in copied}
 
 
 def test_the_bundled_models_whole_line_fill_is_ranked_across_levels(engine):
