@@ -8,7 +8,7 @@ import ast
 import torch
 from scripted import Scripted
 
-from remask.diffing import rewriter as rewriter_module
+from remask.diffing import denoise as denoise_module
 from remask.diffing.canvas import HOLE_SAMPLES, sampler_for
 from remask.diffing.checks import unbound_names
 from remask.diffing.indent import COPIED, indent_levels, reindented, starts_blank_line
@@ -117,7 +117,7 @@ def test_only_the_best_few_candidates_are_copied(engine, monkeypatch):
     def spy(candidate, levels):
         copied.append(candidate)
         return reindented(candidate, levels)
-    monkeypatch.setattr(rewriter_module, "reindented", spy)
+    monkeypatch.setattr(denoise_module, "reindented", spy)
     text = "def f(xs):\n\tfor x in xs:\n\t\tif x:\n\t\t\tcontinue\n\n"
     at = len(text) - 1
     res = rw.denoise_span(text, at, at, "t.py", sampler=SamplerConfig(lengths=(2, 3, 4, 5, 6),

@@ -9,8 +9,9 @@ import pytest
 from scripted import Scripted
 
 from remask.diffing.canvas import LINE_LENGTHS, LINE_ROUND_STEPS
+from remask.diffing.denoise import _without_blank_line
 from remask.diffing.proposal import apply_edits
-from remask.diffing.rewriter import Rewriter, RewriterConfig, _without_blank_line
+from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.diffing.spans import find_change
 from remask.diffing.syntax import new_errors, parse
 from remask.infill.engine import Engine
