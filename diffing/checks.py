@@ -9,6 +9,7 @@ import symtable
 from functools import lru_cache
 
 from .edits import line_starts
+from .flow import reads_before_binding
 
 _TITLES = {"rename": ("Rename {n} reference", "Rename {n} references"),
            "signature": ("Update {n} call site", "Update {n} call sites"),
@@ -88,6 +89,22 @@ def unbound_names(text: str, path: str | None) -> int:
             elif sym.is_referenced() and sym.is_global() and not sym.is_local():
                 reads.add(name)  # it must come from the module (or builtins)
     return len(reads - module)
+
+
+@lru_cache(maxsize=16)
+def unbound_reads(text: str, path: str | None, at: int) -> int:
+    """How many reads in ``text`` find nothing bound: what a candidate at ``at`` ranks by.
+
+    ``unbound_names`` (a name no scope binds) plus the reads of the body holding ``at`` that
+    no binding of theirs reaches yet (:func:`.flow.reads_before_binding`: ``x = x`` where a
+    ``???`` was, ``total += n`` above the ``total = 0`` it needs), which scopes alone count
+    as bound. Measured on the shipped bundle (session 32, every candidate of the whole
+    HumanEval single-line split judged, re-ranked offline): pass@1 16.17% → 16.26% (+1 / −0,
+    14 picks changed); multi-line (500) 4.00% both.
+    """
+    if path is not None and not str(path).endswith((".py", ".pyi")):
+        return 0
+    return unbound_names(text, path) + reads_before_binding(text, at)
 
 
 def title(kind: str, n: int) -> str:

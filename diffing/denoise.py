@@ -19,7 +19,7 @@ from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import SamplerConfig, StepTrace, Trace
 
 from .canvas import LINE_ROUND_STEPS
-from .checks import merge_traces, python_ok, unbound_names
+from .checks import merge_traces, python_ok, unbound_reads
 from .config import RewriterConfig
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .repair import line_ending
@@ -104,10 +104,10 @@ class SpanDenoiser:
         def rank(middle: str) -> tuple[bool, int]:
             # Where Python could not parse the text as it was (a hole where a block's header
             # belongs), candidates that make it parse go first, the others stay offered
-            # behind them; then those that leave fewer names unbound (``unbound_names``)
+            # behind them; then those that leave fewer reads unbound (``unbound_reads``)
             program = probe(prefix + middle + suffix)
             return not strict and not python_ok(program, path, None), \
-                unbound_names(program, path)
+                unbound_reads(program, path, len(prefix))
         ranked = sorted(res.candidates, key=rank)  # stable: the engine's order within a rank
         return replace(res, text=ranked[0], candidates=ranked)
 

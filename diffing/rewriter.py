@@ -24,7 +24,7 @@ from remask.infill.engine import Engine
 from remask.infill.sampler import Cancelled, SamplerConfig
 
 from .canvas import sampler_for
-from .checks import fresh, merge_traces, python_ok, title, unbound_names
+from .checks import fresh, merge_traces, python_ok, title, unbound_reads
 from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
@@ -247,7 +247,7 @@ class Rewriter:
         # fewer names unbound, here as there (the checks are cached from there)
         def rank(c: _Choice) -> tuple[bool, int, float]:
             program = text[:s] + c.text + text[e:]
-            return not python_ok(program, path, None), unbound_names(program, path), -c.score
+            return not python_ok(program, path, None), unbound_reads(program, path, s), -c.score
         model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates), key=rank)
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]

@@ -39,3 +39,20 @@ class Scripted:
                     want = sp.delete
                 out[b, j, want] = 20.0 * self.conf
         return out, B * M
+
+
+class PerLength(Scripted):
+    """A canvas of n tokens writes the text of ``lines`` that is n tokens long (one text per
+    starting length: the engine lists shorter ones first where scores tie)."""
+
+    def __init__(self, tokenizer, lines: list[str]):
+        super().__init__(tokenizer, [])
+        self.by_length = {len(ids): ids for ids in map(tokenizer.encode, lines)}
+        assert len(self.by_length) == len(lines)
+
+    def logits(self, ctx, canvas, valid):
+        out = torch.full((*canvas.shape, self.tokenizer.vocab_size), -20.0)
+        for b in range(canvas.shape[0]):
+            ids = self.by_length.get(int(valid[b].sum()), [self.tokenizer.special.delete])
+            out[b, torch.arange(len(ids)), torch.tensor(ids)] = 20.0
+        return out, canvas.numel()

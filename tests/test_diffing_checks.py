@@ -1,8 +1,9 @@
-"""``unbound_names``: how many names a program reads that no scope they could come from binds."""
+"""``unbound_names``: how many names a program reads that no scope they could come from binds;
+``unbound_reads``: those, plus the reads no binding reaches yet, which a candidate ranks by."""
 
 import pytest
 
-from remask.diffing.checks import unbound_names
+from remask.diffing.checks import unbound_names, unbound_reads
 
 
 @pytest.mark.parametrize(("source", "count"), [
@@ -43,3 +44,13 @@ def test_counts_the_names_nothing_binds(source, count):
 ])
 def test_says_nothing_where_it_cannot_know(source, path):
     assert unbound_names(source, path) == 0
+
+
+@pytest.mark.parametrize(("source", "count"), [
+    ("x = x\n", 1),  # a ``???`` in ``x = ???`` filled with the name it assigns
+    ("def f(n):\n    total += n\n    total = 0\n    return ys\n", 2),  # both kinds add up
+    ("def f(n):\n    total = 0\n    total += n\n    return total\n", 0),
+])
+def test_reads_count_what_scopes_alone_call_bound(source, count):
+    assert unbound_reads(source, "t.py", source.index("\n") + 1) == count
+    assert unbound_reads(source, "t.js", source.index("\n") + 1) == 0  # not Python

@@ -6,11 +6,11 @@ from __future__ import annotations
 import ast
 
 import torch
-from scripted import Scripted
+from scripted import PerLength, Scripted
 
 from remask.diffing import denoise as denoise_module
 from remask.diffing.canvas import HOLE_SAMPLES, sampler_for
-from remask.diffing.checks import unbound_names
+from remask.diffing.checks import unbound_reads
 from remask.diffing.indent import COPIED, indent_levels, reindented, starts_blank_line
 from remask.diffing.rewriter import Rewriter
 from remask.diffing.spans import cursor_hole
@@ -92,22 +92,6 @@ def test_a_copy_the_model_believes_more_than_its_original_is_the_fill(engine):
     assert res.candidates[0] == "return True" and len(res.candidates) == 4
 
 
-class PerLength(Scripted):
-    """A canvas of n tokens writes the one-line statement of n tokens: five texts a fill."""
-
-    def __init__(self, tokenizer, lines: list[str]):
-        super().__init__(tokenizer, [])
-        self.by_length = {len(ids): ids for ids in map(tokenizer.encode, lines)}
-        assert len(self.by_length) == len(lines)
-
-    def logits(self, ctx, canvas, valid):
-        out = torch.full((*canvas.shape, self.tokenizer.vocab_size), -20.0)
-        for b in range(canvas.shape[0]):
-            ids = self.by_length.get(int(valid[b].sum()), [self.tokenizer.special.delete])
-            out[b, torch.arange(len(ids)), torch.tensor(ids)] = 20.0
-        return out, canvas.numel()
-
-
 def test_only_the_best_few_candidates_are_copied(engine, monkeypatch):
     """Each copy costs whole-file checks, so only ``COPIED`` of a fill's candidates are."""
     lines = ["\tpass", "\traise ValueError", "\treturn xs", "\tyield xs", "\tprint(xs)"]
@@ -144,7 +128,7 @@ def test_the_bundled_models_whole_line_fill_is_ranked_across_levels(engine):
     assert len(set(bodies)) < len(bodies)
 
     def rank(c: str) -> tuple[int, float]:
-        return unbound_names(LOOP[:at] + c + LOOP[at:], "t.py"), -res.scores[c]
+        return unbound_reads(LOOP[:at] + c + LOOP[at:], "t.py", at), -res.scores[c]
     assert res.candidates == sorted(res.candidates, key=rank)
     p = rw.fill_at(LOOP, at, "t.py")
     assert p is not None and p.text == LOOP[:at] + res.text + LOOP[at:]

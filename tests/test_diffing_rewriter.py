@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted import Scripted
+from scripted import PerLength, Scripted
 
 from remask.diffing.canvas import LINE_LENGTHS, LINE_ROUND_STEPS
 from remask.diffing.denoise import _without_blank_line
@@ -419,3 +419,18 @@ def test_a_hole_draws_rows_beside_the_argmax_rows_unless_the_fill_is_quick(engin
     p = rw.fill_at(text, text.index("???"), "t.py", quick=quick)
     assert p is not None and "???" not in p.text
     assert backend.batches[0] == rows
+
+
+def test_a_value_that_reads_the_name_it_assigns_ranks_last(engine):
+    """``total = ???``: ``total`` reads a local no binding reaches yet (``UnboundLocalError``;
+    at module level ``x = x`` is a ``NameError``), which Python's scopes count as bound. The
+    engine lists it first (its scores tie, the shorter text comes first); it ranks last."""
+    lines = ["total", "n * 2"]
+    rw = Rewriter(Engine(PerLength(engine.tokenizer, lines)))
+    text = "def f(n):\n    total = \n    return total\n"
+    at = text.index("= ") + 2
+    lengths = tuple(sorted(len(engine.tokenizer.encode(c)) for c in lines))
+    res = rw.denoise_span(text, at, at, "t.py", sampler=SamplerConfig(lengths=lengths,
+                                                                      max_steps=8))
+    assert res.scores["total"] == res.scores["n * 2"]
+    assert res.candidates == ["n * 2", "total"] and res.text == "n * 2"
