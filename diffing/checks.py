@@ -98,9 +98,9 @@ def unbound_reads(text: str, path: str | None, at: int) -> int:
     ``unbound_names`` (a name no scope binds) plus the reads of the body holding ``at`` that
     no binding of theirs reaches yet (:func:`.flow.reads_before_binding`: ``x = x`` where a
     ``???`` was, ``total += n`` above the ``total = 0`` it needs), which scopes alone count
-    as bound. Measured on the shipped bundle (session 32, every candidate of the whole
-    HumanEval single-line split judged, re-ranked offline): pass@1 16.17% → 16.26% (+1 / −0,
-    14 picks changed); multi-line (500) 4.00% both.
+    as bound. Measured on the shipped bundle (session 32, through the ``Rewriter``): the
+    whole HumanEval single-line split 16.17% → 16.26% (+1 / −0, 19 picks changed),
+    multi-line (500 tasks) 4.00% both, edit similarity on 600 held-out lines 0.588 → 0.593.
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return 0
