@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Iterator
 
 from .edits import ast_offset, line_starts
 
@@ -91,10 +92,10 @@ def _innermost_def(text: str, at: int
     if lines is not None:
         a, b, indented = lines
         head = "if 1:\n" if indented else ""  # an indented def parses inside a block
-        alone = _parse(head + text[a:b])
-        owner = alone and _owner(head + text[a:b], at - a + len(head), alone)
-        if alone is not None and owner is not alone:
-            return head + text[a:b], at - a + len(head), alone, owner
+        alone, alone_at = head + text[a:b], at - a + len(head)
+        tree = _parse(alone)
+        if tree is not None and (owner := _owner(alone, alone_at, tree)) is not tree:
+            return alone, alone_at, tree, owner
     tree = _parse(text)
     return None if tree is None else (text, at, tree, _owner(text, at, tree))
 
@@ -146,7 +147,7 @@ def _def_lines(text: str, at: int) -> tuple[int, int, bool] | None:
     return None
 
 
-def _code_lines(text: str, start: int):
+def _code_lines(text: str, start: int) -> Iterator[tuple[int, int, int | None]]:
     """``(start, end, indentation)`` of each line from ``start`` on (None: blank or comment)."""
     while start < len(text):
         end = text.find("\n", start)
