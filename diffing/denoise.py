@@ -1,11 +1,12 @@
 """One span denoised in place: the engine's candidates, checked, re-masked where broken, ranked.
 
-Everything remask writes into a file passes through :meth:`SpanDenoiser.denoise`: a hole, a
-renamed reference's span, a broken statement's repair. It asks the engine for candidates,
-keeps those that add no syntax error (tree-sitter's, and Python's where the text parsed),
-re-masks the tokens inside new errors of the others for a few rounds, offers a whole-line
-hole's best lines at the other indentations its blocks allow, and ranks what is left: text
-that parses first, then text that reads fewer names nothing binds. The :class:`Rewriter`
+Every model text remask writes into a file passes through here: a hole or a renamed
+reference's span through :meth:`SpanDenoiser.denoise`, a broken statement's repair through
+:meth:`SpanDenoiser.validate`. The engine's candidates are kept where they add no syntax
+error (tree-sitter's, and Python's where the text parsed), the others re-masked inside
+their new errors for a few rounds; a whole-line hole's best lines are also offered at the
+other indentations its blocks allow; what is left ranks text that parses first, then text
+with fewer reads that nothing binds (or nothing has bound yet). The :class:`Rewriter`
 (:mod:`.rewriter`) turns edits into spans and spans' results into proposals.
 """
 
@@ -47,9 +48,9 @@ class SpanDenoiser:
         self.engine, self.config = engine, config
 
     def denoise(self, text: str, start: int, end: int, path: str | None = None, *,
-                     before: Document | None = None, sampler: SamplerConfig | None = None,
-                     rounds: int | None = None, cancel: Cancel = None,
-                     on_step: OnStep = None) -> SpanResult:
+                before: Document | None = None, sampler: SamplerConfig | None = None,
+                rounds: int | None = None, cancel: Cancel = None,
+                on_step: OnStep = None) -> SpanResult:
         """Denoise text[start:end] in place; accept the first candidate with no new error.
 
         Candidates with new errors get the tokens inside those errors re-masked and denoised
