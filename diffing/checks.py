@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 import symtable
 from functools import lru_cache
 
 from .edits import line_starts
-from .flow import reads_before_binding
+from .flow import BUILTINS, reads_before_binding
 
 _TITLES = {"rename": ("Rename {n} reference", "Rename {n} references"),
            "signature": ("Update {n} call site", "Update {n} call sites"),
@@ -50,8 +49,8 @@ def python_ok(text: str, path: str | None, after: int | None) -> bool:
         return False
 
 
-_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__",
-                                        "__package__", "__loader__", "__builtins__"}
+_BUILTINS = BUILTINS | {"__file__", "__name__", "__doc__", "__spec__",
+                         "__package__", "__loader__", "__builtins__"}
 _STAR_IMPORT = re.compile(r"^\s*from\s+\S+\s+import\s+\*", re.MULTILINE)
 
 

@@ -96,7 +96,7 @@ class SpanDenoiser:
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
                                 cancel=cancel, on_step=on_step)
         res = self.validate(prefix, suffix, fill, bad, cancel, on_step, round_cfg,
-                             self.config.rounds if rounds is None else rounds, ending)
+                            self.config.rounds if rounds is None else rounds, ending)
         if strict and starts_blank_line(prefix, suffix):
             res = self._reindented(prefix, suffix, res, bad, cfg)
         if len(res.candidates) < 2:
@@ -113,9 +113,9 @@ class SpanDenoiser:
         return replace(res, text=ranked[0], candidates=ranked)
 
     def validate(self, prefix: str, suffix: str, fill: Fill,
-                  bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
-                  on_step: OnStep, sampler: SamplerConfig | None, rounds: int,
-                  ending: Callable[[str], str] | None = None) -> SpanResult:
+                 bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
+                 on_step: OnStep, sampler: SamplerConfig | None, rounds: int,
+                 ending: Callable[[str], str] | None = None) -> SpanResult:
         """Keep the valid candidates; if there are none, re-mask them until one is.
 
         A fill holds one candidate per starting length. A valid one already answers the span;

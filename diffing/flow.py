@@ -7,9 +7,9 @@ variable in all but scope. Reaching definitions answer it: a use belongs to ever
 may reach it, and bindings that reach a common use form one *web*. This is a small
 flow-sensitive pass over statements (branches joined, loops iterated to a fixed point,
 ``break``/``return`` approximated by fall-through, which only merges webs, never splits
-wrongly). Model-free; the positions match :mod:`.scopes`. The same pass says which reads no binding
-reaches at all (:func:`reads_before_binding`), which is how a candidate fill that reads a
-local before the code binds it gets ranked behind one that does not.
+wrongly). Model-free; the positions match :mod:`.scopes`. The same pass says which reads no
+binding reaches at all (:func:`reads_before_binding`), which is how a candidate fill that
+reads a local before the code binds it gets ranked behind one that does not.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ import re
 from collections.abc import Iterator
 
 from .edits import ast_offset, line_starts
+from .indent import indentation
 
 State = dict[str, frozenset[int]]
 ENTRY = -1  # the binding from outside the body (a global, a builtin, or none)
-_BUILTINS = frozenset(dir(builtins))
+BUILTINS = frozenset(dir(builtins))
 _DEF = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")
 
 
@@ -76,7 +77,7 @@ def reads_before_binding(text: str, at: int) -> int:
         walker.run_owner(owner, owner.body)
     except _Unanalyzable:
         return 0
-    outside = _BUILTINS if owner is tree else frozenset()
+    outside = BUILTINS if owner is tree else frozenset()
     return sum(1 for off in walker.unreached if walker.names[off] in walker.bound - outside)
 
 
@@ -136,7 +137,7 @@ def _def_lines(text: str, at: int) -> tuple[int, int, bool] | None:
     while level and k > 0:  # up through the headers above, each less indented than the last
         s = text.rfind("\n", 0, k - 1) + 1
         line, k = text[s:k], s
-        d = _indent(line)
+        d = _code_indent(line)
         if d is None or d >= level:
             continue
         if _DEF.match(line):
@@ -152,13 +153,13 @@ def _code_lines(text: str, start: int) -> Iterator[tuple[int, int, int | None]]:
     while start < len(text):
         end = text.find("\n", start)
         end = len(text) if end < 0 else end + 1
-        yield start, end, _indent(text[start:end])
+        yield start, end, _code_indent(text[start:end])
         start = end
 
 
-def _indent(line: str) -> int | None:
-    code = line.lstrip(" \t")
-    return None if not code.strip() or code.startswith("#") else len(line) - len(code)
+def _code_indent(line: str) -> int | None:
+    code = line.strip()
+    return None if not code or code.startswith("#") else len(indentation(line))
 
 
 class _Body:

@@ -38,7 +38,7 @@ def indent_levels(prefix: str, suffix: str) -> list[str]:
         body = line.strip()
         if not body or body.startswith("#"):
             continue
-        indent = _indent(line)
+        indent = indentation(line)
         if deepest is None:
             if body.endswith(":"):
                 levels.append(indent + ("\t" if indent.startswith("\t") else "    "))
@@ -50,19 +50,20 @@ def indent_levels(prefix: str, suffix: str) -> list[str]:
             break
     for line in suffix.splitlines():
         if line.strip() and not line.strip().startswith("#"):
-            levels.append(_indent(line))
+            levels.append(indentation(line))
             break
     return list(dict.fromkeys(levels))
 
 
 def reindented(candidate: str, levels: list[str]) -> list[str]:
     """``candidate`` (one line) at each of ``levels`` other than its own; none for a block."""
-    own = _indent(candidate)
+    own = indentation(candidate)
     body = candidate[len(own):]
     if "\n" in candidate.rstrip("\r\n") or not body.strip():
         return []
     return [level + body for level in levels if level != own]
 
 
-def _indent(line: str) -> str:
+def indentation(line: str) -> str:
+    """The spaces and tabs ``line`` starts with."""
     return line[:len(line) - len(line.lstrip(" \t"))]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 from scripted import PerLength, Scripted
 
 from remask.diffing.canvas import LINE_LENGTHS, LINE_ROUND_STEPS
@@ -434,3 +435,30 @@ def test_a_value_that_reads_the_name_it_assigns_ranks_last(engine):
                                                                       max_steps=8))
     assert res.scores["total"] == res.scores["n * 2"]
     assert res.candidates == ["n * 2", "total"] and res.text == "n * 2"
+
+
+class _SureOfOneLength(PerLength):
+    """``PerLength``, sure of its text only in rows of ``sure`` tokens: that text scores best."""
+
+    def __init__(self, tokenizer, lines: list[str], sure: int):
+        super().__init__(tokenizer, lines)
+        self.sure = sure
+
+    def logits(self, ctx, canvas, valid):
+        out = torch.zeros((*canvas.shape, self.tokenizer.vocab_size))
+        for b in range(canvas.shape[0]):
+            n = int(valid[b].sum())
+            ids = self.by_length.get(n, [self.tokenizer.special.delete])
+            out[b, torch.arange(len(ids)), torch.tensor(ids)] = 30.0 if n == self.sure else 12.0
+        return out, canvas.numel()
+
+
+def test_a_fill_at_the_cursor_ranks_a_read_before_binding_behind_a_better_score(engine):
+    """``fill_at`` ranks the span's candidates again, scores included; a read before binding
+    ranks behind the others there too: ``x = x + 1`` scores best and would raise."""
+    lines = ["x + 1", "sum(range(n))"]
+    assert [len(engine.tokenizer.encode(c)) for c in lines] == list(LINE_LENGTHS)
+    rw = Rewriter(Engine(_SureOfOneLength(engine.tokenizer, lines, LINE_LENGTHS[0])))
+    text = "def f(n):\n    x = ???\n    return x\n"
+    p = rw.fill_at(text, text.index("???"), "t.py", quick=True)
+    assert p is not None and p.text == text.replace("???", "sum(range(n))")
