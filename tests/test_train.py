@@ -177,3 +177,36 @@ def test_a_curve_continued_on_another_heldout_set_records_the_change(home, tmp_p
     (change,) = json.loads((out / "training.json").read_text())["heldout_changes"]
     assert change["tokens"] == info["tokens_total"]
     assert f"{'0' * 12} -> {info['heldout']}" in change["why"]
+
+
+_HEAP_PROBE = r'''
+import ctypes, sys
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena ordblks smblks hblks hblkhd usmblks "
+                                               "fsmblks uordblks fordblks keepcost").split()]
+libc.mallinfo2.restype = Info
+if len(sys.argv) > 1:
+    from remask.cli import main
+    assert main(["train", "--home", sys.argv[1], "--name", "probe", "--objective", "ar",
+                 *sys.argv[2:]]) == 0
+libc.free(libc.malloc(16 << 20))  # glibc would now serve blocks up to 16 MB from the heap
+mapped = libc.mallinfo2().hblkhd
+block = libc.malloc(4 << 20)
+print(libc.mallinfo2().hblkhd - mapped)
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION")
+                    is None, reason="glibc's allocator")
+def test_a_training_process_keeps_big_blocks_out_of_the_heap(home):
+    """After `remask train` a freed 16 MB block no longer pulls 4 MB blocks into the heap."""
+    def mapped_by_a_4mb_block(*argv: str) -> int:
+        out = subprocess.run([sys.executable, "-c", _HEAP_PROBE, *argv], capture_output=True,
+                             text=True, check=True)
+        return int(out.stdout.split()[-1])
+
+    assert mapped_by_a_4mb_block() == 0  # glibc's dynamic threshold, as it is by default
+    assert mapped_by_a_4mb_block(str(home), *TINY, "--max-tokens", "400") >= 4 << 20
