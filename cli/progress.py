@@ -30,10 +30,6 @@ class ModelStatus:
         self._status = None
         self._calls = 0  # sampler calls seen: each span, and each re-mask round, is one
 
-    def phase(self, text: str) -> None:
-        if self._status is not None:
-            self._status.update(escape(text))
-
     def on_step(self, n: int, step: StepTrace) -> None:
         """Sampler callback: show the step and the span as it stands."""
         if self._status is None or self.engine is None:

@@ -6,7 +6,6 @@ outside the change survive, and a stale edit is easy to refuse.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import re
 
@@ -98,56 +97,12 @@ def _trim(old: str, new: str, a: int, b: int, c: int, d: int) -> TextEdit:
     return TextEdit(a, b, new[c:d])
 
 
-def utf16_position(text: str, offset: int) -> tuple[int, int]:
-    """Return the LSP position (line, UTF-16 column) of character ``offset`` in ``text``.
-
-    Lines end at LF, CRLF or a lone CR, as the LSP specification says; a column
-    counts UTF-16 code units, so a character outside the BMP (an emoji) counts two.
-    """
-    if not 0 <= offset <= len(text):
-        raise ValueError(f"offset {offset} outside a text of {len(text)} characters")
-    starts = line_starts(text)
-    line = bisect.bisect_right(starts, offset) - 1
-    return line, _utf16_len(text[starts[line]:offset])
-
-
-def utf16_offset(text: str, line: int, col: int) -> int:
-    """Return the character offset of LSP position (line, UTF-16 column), clamped.
-
-    A line past the end maps to the end of the text and a column past the line's end to the
-    end of that line (before its line break), which is what the LSP specification asks for.
-    """
-    starts = line_starts(text)
-    if line < 0 or col < 0:
-        raise ValueError(f"negative position ({line}, {col})")
-    if line >= len(starts):
-        return len(text)
-    end = starts[line + 1] if line + 1 < len(starts) else len(text)
-    body = text[starts[line]:end].rstrip("\r\n")
-    units = 0
-    for i, ch in enumerate(body):
-        if units >= col:
-            return starts[line] + i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return starts[line] + len(body)
-
-
 def line_starts(text: str) -> list[int]:
     """Return the offsets where lines start, splitting on CRLF, LF and a lone CR."""
     starts = [0]
     for m in _BREAK.finditer(text):
         starts.append(m.end())
     return starts
-
-
-def byte_edits(text: str, edits: list[TextEdit]) -> list[tuple[int, int, str]]:
-    """Return the edits with UTF-8 byte offsets, for tools that speak bytes (tree-sitter, git)."""
-    return [(len(text[:e.start].encode()), len(text[:e.end].encode()), e.new_text)
-            for e in edits]
-
-
-def _utf16_len(s: str) -> int:
-    return len(s) + sum(ord(ch) > 0xFFFF for ch in s)
 
 
 _BREAK = re.compile(r"\r\n|\n|\r")

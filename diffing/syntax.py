@@ -46,10 +46,6 @@ def language_for(path: str | PurePath | None) -> str:
     return suffix if suffix in _GRAMMARS else ".py"
 
 
-def supported(path: str | PurePath) -> bool:
-    return PurePath(path).suffix in _GRAMMARS
-
-
 @dataclass(frozen=True)
 class ErrorNode:
     """An ERROR or MISSING node, by character offsets into the parsed text."""

@@ -9,14 +9,12 @@ sent out names the document version its offsets were computed against.
 from __future__ import annotations
 
 import bisect
-import re
 
 from lsprotocol import types
 
-from remask.diffing.edits import minimal_edits
+from remask.diffing.edits import line_starts, minimal_edits
 from remask.diffing.proposal import Proposal, Span, TextEdit
 
-_BREAK = re.compile(r"\r\n|\n|\r")
 SOURCE = "remask"
 
 
@@ -33,7 +31,7 @@ class Locator:
 
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
         self.text, self.encoding = text, encoding
-        self.starts = [0] + [m.end() for m in _BREAK.finditer(text)]
+        self.starts = line_starts(text)
 
     def _line_end(self, line: int) -> int:
         """Offset where the line's body ends (before its break)."""

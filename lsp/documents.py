@@ -55,7 +55,6 @@ class DocState:
         self.version = version  # latest version received; -1 once closed
         # "before" for the next edit; None after an unusable buffer (binary, huge)
         self.settled: str | None = text
-        self.settled_version = version
         self.cursor: int | None = None  # str offset after the latest change
         # versions inline requests arrived at, by request id, oldest first
         self.inline_arrivals: OrderedDict[object, int] = OrderedDict()
@@ -94,9 +93,9 @@ class DocState:
         """Wait until no inline completion is asked for: background work goes after them."""
         await self._quiet.wait()
 
-    def settle(self, text: str, version: int) -> None:
+    def settle(self, text: str) -> None:
         """Take ``text`` as the base the next edit is diffed against."""
-        self.settled, self.settled_version = text, version
+        self.settled = text
 
 
 class Stats:

@@ -109,7 +109,7 @@ async def analyze(state: DocState) -> None:
         ls.docs.stats.add("analyses")
         state.analysis = Analysis(v, text, cursor, spans, proposals)
         if all(s.kind == "hole" for s in spans):  # holes need no "before"
-            state.settle(text, v)
+            state.settle(text)
 
 
 async def propose(ls: RemaskServer, state: DocState, v: int, before: str, text: str,
@@ -171,7 +171,7 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
             a is not None and any(p.text == text for p in a.proposals)):
         # A proposal taken, or the buffer replaced wholesale (reload, revert): nothing the
         # user typed to propagate, and the next edit is diffed from here, not across both.
-        state.settle(text, state.version)
+        state.settle(text)
     if changes and not state.refused:  # a refused buffer may be 10 MB: skip indexing it
         state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1])
     ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)

@@ -1,17 +1,11 @@
-"""Minimal edits and LSP positions: property tests over arbitrary texts (hypothesis)."""
+"""Minimal edits: property tests over arbitrary texts (hypothesis)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remask.diffing.edits import (
-    byte_edits,
-    line_starts,
-    minimal_edits,
-    utf16_offset,
-    utf16_position,
-)
+from remask.diffing.edits import minimal_edits
 from remask.diffing.proposal import TextEdit, apply_edits
 
 # code-like text: identifiers, punctuation, tabs, CRLF / LF / CR breaks, accents and emoji
@@ -61,32 +55,6 @@ def test_renaming_two_names_on_a_line_gives_two_small_edits():
     edits = minimal_edits(old, new)
     assert len(edits) == 2
     assert all(e.end - e.start <= len("items") for e in edits)
-
-
-@settings(max_examples=300, deadline=None)
-@given(TEXT, st.data())
-def test_utf16_positions_round_trip(text, data):
-    offset = data.draw(st.integers(0, len(text)))
-    if offset and text[offset - 1] == "\r" and text[offset:offset + 1] == "\n":
-        offset -= 1  # the middle of a CRLF is not a position an editor can express
-    line, col = utf16_position(text, offset)
-    assert utf16_offset(text, line, col) == offset
-    assert 0 <= line < len(line_starts(text))
-
-
-def test_utf16_columns_count_surrogate_pairs():
-    text = "s = '😀'\r\nt = 'é' + s\n"
-    assert utf16_position(text, text.index("'", 5)) == (0, 7)  # 😀 is two UTF-16 units
-    assert utf16_position(text, text.index("t")) == (1, 0)  # CRLF is one line break
-    assert utf16_position(text, text.index("+")) == (1, 8)
-    assert utf16_offset(text, 0, 100) == text.index("\r")  # past the end: end of line
-    assert utf16_offset(text, 9, 0) == len(text)
-
-
-def test_byte_edits_use_utf8_offsets():
-    old, new = "é = 1\n", "é = 2\n"
-    [(a, b, t)] = byte_edits(old, minimal_edits(old, new))
-    assert old.encode()[a:b] == b"1" and t == "2"
 
 
 @settings(max_examples=200, deadline=None)
