@@ -6,7 +6,8 @@ reference's span through :meth:`SpanDenoiser.denoise`, a broken statement's repa
 error (tree-sitter's, and Python's where the text parsed), the others re-masked inside
 their new errors for a few rounds; a whole-line hole's best lines are also offered at the
 other indentations its blocks allow; what is left ranks text that parses first, then text
-with fewer reads that nothing binds (or nothing has bound yet). The :class:`Rewriter`
+with fewer faults: reads that nothing binds (or nothing has bound yet), statements that no
+path reaches (:func:`.checks.faults`). The :class:`Rewriter`
 (:mod:`.rewriter`) turns edits into spans and spans' results into proposals.
 """
 
@@ -20,7 +21,7 @@ from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import SamplerConfig, StepTrace, Trace
 
 from .canvas import LINE_ROUND_STEPS
-from .checks import merge_traces, python_ok, unbound_reads
+from .checks import faults, merge_traces, python_ok
 from .config import RewriterConfig
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .repair import line_ending
@@ -59,7 +60,7 @@ class SpanDenoiser:
         names), a candidate must keep it so: tree-sitter shrugs at a wrongly indented line,
         and 60 of 1,033 single-line HumanEval fills that tree-sitter passed made the file
         unparsable after the span. Where it does not, candidates that make the text parse
-        rank first; then those that leave fewer names unbound. A one-line span (an inline
+        rank first; then those with fewer faults (``checks.faults``). A one-line span (an inline
         completion) gets ``config.line_rounds`` rounds of at most ``LINE_ROUND_STEPS`` steps,
         and one that ends its line may first be closed mechanically.
         """
@@ -105,10 +106,10 @@ class SpanDenoiser:
         def rank(middle: str) -> tuple[bool, int]:
             # Where Python could not parse the text as it was (a hole where a block's header
             # belongs), candidates that make it parse go first, the others stay offered
-            # behind them; then those that leave fewer reads unbound (``unbound_reads``)
+            # behind them; then those with fewer unbound reads and dead statements (``faults``)
             program = probe(prefix + middle + suffix)
             return not strict and not python_ok(program, path, None), \
-                unbound_reads(program, path, len(prefix))
+                faults(program, path, len(prefix))
         ranked = sorted(res.candidates, key=rank)  # stable: the engine's order within a rank
         return replace(res, text=ranked[0], candidates=ranked)
 

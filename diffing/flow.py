@@ -9,7 +9,8 @@ flow-sensitive pass over statements (branches joined, loops iterated to a fixed 
 ``break``/``return`` approximated by fall-through, which only merges webs, never splits
 wrongly). Model-free; the positions match :mod:`.scopes`. The same pass says which reads no
 binding reaches at all (:func:`reads_before_binding`), which is how a candidate fill that
-reads a local before the code binds it gets ranked behind one that does not.
+reads a local before the code binds it gets ranked behind one that does not; and, from the
+same parse, which statements no path reaches (:func:`unreachable_statements`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import ast
 import builtins
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from .edits import ast_offset, line_starts
 from .indent import indentation
@@ -26,6 +28,7 @@ State = dict[str, frozenset[int]]
 ENTRY = -1  # the binding from outside the body (a global, a builtin, or none)
 BUILTINS = frozenset(dir(builtins))
 _DEF = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")
+_TERMINAL = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
 class _Unanalyzable(Exception):
@@ -81,6 +84,31 @@ def reads_before_binding(text: str, at: int) -> int:
     return sum(1 for off in walker.unreached if walker.names[off] in walker.bound - outside)
 
 
+def unreachable_statements(text: str, at: int) -> int:
+    """How many statements of the body holding ``at`` no path reaches.
+
+    Those after a ``return``, ``raise``, ``break`` or ``continue`` in their own block: a
+    fill that ends a block early (``return words`` above the ``return words[0]`` the
+    function goes on with) silences the code after it, which is seldom what was removed and
+    never what a user who wrote that code meant. Only statements straight after one count,
+    not those an ``if`` whose every branch returns leaves behind. Parsed as
+    :func:`reads_before_binding` parses (the same parse, cached); text that does not parse
+    counts 0.
+    """
+    found = _innermost_def(text, at)
+    if found is None:
+        return 0
+    dead = 0
+    for node in ast.walk(found[3]):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list):
+                dead += next((len(stmts) - i - 1 for i, s in enumerate(stmts)
+                              if isinstance(s, _TERMINAL)), 0)
+    return dead
+
+
+@lru_cache(maxsize=16)
 def _innermost_def(text: str, at: int
                    ) -> tuple[str, int, ast.Module, ast.Module | ast.FunctionDef
                               | ast.AsyncFunctionDef] | None:

@@ -24,7 +24,7 @@ from remask.infill.engine import Engine
 from remask.infill.sampler import Cancelled, SamplerConfig
 
 from .canvas import sampler_for
-from .checks import fresh, merge_traces, python_ok, title, unbound_reads
+from .checks import faults, fresh, merge_traces, python_ok, title
 from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
@@ -243,11 +243,11 @@ class Rewriter:
             scores |= zip(unscored, self.engine.score(text[:s], text[e:], unscored, cfg),
                           strict=True)
         # ``denoise_span`` kept only candidates that keep Python's parse where the text had
-        # it; where it had not, those that make it parse rank first, then those that leave
-        # fewer names unbound, here as there (the checks are cached from there)
+        # it; where it had not, those that make it parse rank first, then those with fewer
+        # faults (unbound reads, dead statements), here as there (cached from there)
         def rank(c: _Choice) -> tuple[bool, int, float]:
             program = text[:s] + c.text + text[e:]
-            return not python_ok(program, path, None), unbound_reads(program, path, s), -c.score
+            return not python_ok(program, path, None), faults(program, path, s), -c.score
         model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates), key=rank)
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]

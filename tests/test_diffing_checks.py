@@ -1,9 +1,10 @@
 """``unbound_names``: how many names a program reads that no scope they could come from binds;
-``unbound_reads``: those, plus the reads no binding reaches yet, which a candidate ranks by."""
+``faults``: those, plus the reads no binding reaches yet and the statements no path reaches,
+which a candidate ranks by."""
 
 import pytest
 
-from remask.diffing.checks import unbound_names, unbound_reads
+from remask.diffing.checks import faults, unbound_names
 
 
 @pytest.mark.parametrize(("source", "count"), [
@@ -50,7 +51,9 @@ def test_says_nothing_where_it_cannot_know(source, path):
     ("x = x\n", 1),  # a ``???`` in ``x = ???`` filled with the name it assigns
     ("def f(n):\n    total += n\n    total = 0\n    return ys\n", 2),  # both kinds add up
     ("def f(n):\n    total = 0\n    total += n\n    return total\n", 0),
+    # a ``return`` filled in above the code the function goes on with, and a made-up name
+    ("def f(s):\n    return w\n    return s.split()[0]\n", 2),
 ])
-def test_reads_count_what_scopes_alone_call_bound(source, count):
-    assert unbound_reads(source, "t.py", source.index("\n") + 1) == count
-    assert unbound_reads(source, "t.js", source.index("\n") + 1) == 0  # not Python
+def test_faults_count_unbound_reads_and_dead_statements(source, count):
+    assert faults(source, "t.py", source.index("\n") + 1) == count
+    assert faults(source, "t.js", source.index("\n") + 1) == 0  # not Python

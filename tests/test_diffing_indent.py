@@ -10,7 +10,7 @@ from scripted import PerLength, Scripted
 
 from remask.diffing import denoise as denoise_module
 from remask.diffing.canvas import HOLE_SAMPLES, sampler_for
-from remask.diffing.checks import unbound_reads
+from remask.diffing.checks import faults
 from remask.diffing.indent import COPIED, indent_levels, reindented, starts_blank_line
 from remask.diffing.rewriter import Rewriter
 from remask.diffing.spans import cursor_hole
@@ -79,7 +79,9 @@ def test_a_copy_the_model_believes_more_than_its_original_is_the_fill(engine):
     res = rw.denoise_span(NESTED, at, at, "t.py", sampler=sampler)
     assert res.text == "\treturn True"
     assert "\t\treturn True" in res.candidates
-    assert res.candidates == sorted(res.candidates, key=lambda c: -res.scores[c])
+    # by score, except the copy after the ``return True`` inside the ``if``: dead code
+    assert res.candidates[-1] == "\t\t\treturn True"
+    assert res.candidates[:-1] == sorted(res.candidates[:-1], key=lambda c: -res.scores[c])
     # where the user chose the indentation (the cursor after it), the fill is the fill's
     rw = Rewriter(Engine(Scripted(engine.tokenizer, engine.tokenizer.encode("return True"))))
     typed = NESTED[:-1] + "\t"
@@ -128,7 +130,7 @@ def test_the_bundled_models_whole_line_fill_is_ranked_across_levels(engine):
     assert len(set(bodies)) < len(bodies)
 
     def rank(c: str) -> tuple[int, float]:
-        return unbound_reads(LOOP[:at] + c + LOOP[at:], "t.py", at), -res.scores[c]
+        return faults(LOOP[:at] + c + LOOP[at:], "t.py", at), -res.scores[c]
     assert res.candidates == sorted(res.candidates, key=rank)
     p = rw.fill_at(LOOP, at, "t.py")
     assert p is not None and p.text == LOOP[:at] + res.text + LOOP[at:]

@@ -462,3 +462,19 @@ def test_a_fill_at_the_cursor_ranks_a_read_before_binding_behind_a_better_score(
     text = "def f(n):\n    x = ???\n    return x\n"
     p = rw.fill_at(text, text.index("???"), "t.py", quick=True)
     assert p is not None and p.text == text.replace("???", "sum(range(n))")
+
+
+def test_a_fill_that_leaves_the_code_after_it_dead_ranks_last(engine):
+    """A ``return`` filled in above the ``return words[0]`` the function goes on with makes
+    that line unreachable. The engine lists it first (its scores tie, the shorter text comes
+    first); it ranks last."""
+    lines = ["return s", "words.sort()"]
+    rw = Rewriter(Engine(PerLength(engine.tokenizer, lines)))
+    text = "def f(s):\n    words = s.split()\n    \n    return words[0]\n"
+    at = text.index("    \n") + 4
+    lengths = tuple(sorted(len(engine.tokenizer.encode(c)) for c in lines))
+    assert lengths[0] < lengths[1]
+    res = rw.denoise_span(text, at, at, "t.py", sampler=SamplerConfig(lengths=lengths,
+                                                                      max_steps=8))
+    assert res.scores["return s"] == res.scores["words.sort()"]
+    assert res.candidates == ["words.sort()", "return s"] and res.text == "words.sort()"
