@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 import torch
 
-from remask.infill.data import DataConfig, make_batch
+from remask.infill.data import IGNORE, DataConfig, make_batch
 from remask.infill.denoiser import RemaskDenoiser
 from remask.infill.engine import BUNDLED
 from remask.infill.model import ModelConfig, Transformer, infill_mask, load_model, save_model
-from remask.infill.objectives import weighted_ce
+from remask.infill.objectives import loss_positions, weighted_ce
 from remask.infill.tokenizer import Tokenizer
 
 DOCS = [
@@ -48,6 +48,27 @@ def test_loss_of_a_tiny_config_goes_down(tok, objective):
         opt.zero_grad()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
+
+
+@pytest.mark.parametrize("objective", ["ar", "diffusion"])
+def test_the_head_sees_a_rounded_row_count_and_the_loss_is_the_same(tok, objective):
+    """Training computes the head at ``loss_positions`` only: every target is among them,
+    their count is a multiple of 64 here, and the loss equals the full-logits loss."""
+    model = tiny(tok, "causal" if objective == "ar" else "infill")
+    batch = make_batch(DOCS * 3, tok, DataConfig(block=96, max_middle=24),
+                       np.random.default_rng(1), objective)
+    causal = objective == "ar"
+    mask = None if causal else infill_mask(batch.n_ctx, batch.valid)
+    select = loss_positions(batch.targets, 64)
+    targeted = batch.targets != IGNORE
+    assert int(targeted.sum()) % 64 and int(select.sum()) % 64 == 0  # padding was needed
+    assert bool(select[targeted].all()) and int(select.sum()) - int(targeted.sum()) < 64
+    full, _ = model(batch.idx, causal=causal, mask=mask)
+    rows, _ = model(batch.idx, causal=causal, mask=mask, select=select)
+    assert rows.shape == (int(select.sum()), tok.vocab_size)
+    torch.testing.assert_close(
+        weighted_ce(rows, batch.targets[select], batch.weights[select], batch.denom),
+        weighted_ce(full, batch.targets, batch.weights, batch.denom))
 
 
 def test_context_cache_is_exact(tok):
