@@ -32,10 +32,11 @@ def loss_positions(targets: Tensor, multiple: int = HEAD_ROWS) -> Tensor:
     """(B, T) bool: the positions that have a target, plus untargeted ones to a ``multiple``.
 
     Training computes the output head only where the loss reads it, and that count differs
-    every step. oneDNN (CPU) keeps a primitive and its buffers for each matmul shape it
-    meets, so a run's memory grew by gigabytes an hour (session 33: a bf16 4,096-wide head
-    over 3,000–7,000 rows, 600 steps, 0.3 → 3.2 GB resident; rounded up to 256 rows, flat
-    at 0.4 GB). The added positions carry ``IGNORE``: the loss is the same.
+    every step. On a CPU, memory grows with the shapes a matmul has met — oneDNN caches a
+    primitive per shape, the heap keeps blocks of each size — so a run grew by gigabytes an
+    hour (session 33: a bf16 4,096-wide head over 3,000–7,000 rows, 600 steps, 0.3 → 3.2 GB
+    resident; 0.8 GB with oneDNN's cache off; rounded up to 256 rows, flat at 0.4 GB). The
+    added positions carry ``IGNORE``: the loss is the same.
     """
     select = targets != IGNORE
     extra = -int(select.sum()) % multiple

@@ -45,10 +45,11 @@ def pin_mmap_threshold(nbytes: int = MMAP_THRESHOLD) -> bool:
 
     glibc raises the threshold to the size of each mmapped block freed (up to 32 MB), and
     from then on blocks of that size come from the heap, which tensors of changing shapes
-    fragment. A one-thread CPU run grew to ~16 GB resident in 110 minutes (session 32); most
-    of that was oneDNN's per-shape buffers (:func:`.objectives.loss_positions`), and the
-    pin halved what was left (the same 600 steps of varying shapes: 3.2 → 1.5 GB; with the
-    shapes rounded, 0.41 → 0.32 GB). False where the C library is not glibc.
+    fragment. A one-thread CPU run grew to ~16 GB resident in 110 minutes (session 32),
+    mostly from matmul shapes that changed every step (:func:`.objectives.loss_positions`
+    rounds them now); the pin halves what varying shapes cost (600 steps: 3.2 → 1.5 GB)
+    and trims the rest (shapes rounded: 0.41 → 0.32 GB). False where the C library is not
+    glibc.
     """
     try:
         return bool(ctypes.CDLL("libc.so.6").mallopt(-3, nbytes))  # -3: M_MMAP_THRESHOLD
