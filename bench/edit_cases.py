@@ -9,6 +9,9 @@ restoration; the proposal is right when it reproduces R exactly:
   answer does not depend on remask's own scope analysis (``--real`` tests scope cases).
 - add-argument: one required parameter removed from a def and from its call sites; the user
   adds it back to the def.
+- pass-param: a parameter its function reads once, to pass it on to a call (``p=p``, ``p``
+  after the others, ``*p``, ``**p``), removed from the def and from that call; the user adds
+  it back to the def. Sub-kind: how the call passed it.
 - repair: one closing bracket or colon deleted (the keystroke that broke the statement).
 """
 
@@ -80,8 +83,9 @@ def source_texts(source: Path | None) -> Iterator[tuple[str, str]]:
 def synthetic_cases(source: Path | None, limit: int, seed: int = 0) -> list[Case]:
     """Up to ``limit`` cases of each kind, drawn in a fixed order from the source texts."""
     rng = random.Random(seed)
-    out: dict[str, list[Case]] = {"rename": [], "add-argument": [], "repair": []}
-    makers = {"rename": rename_case, "add-argument": add_argument_case, "repair": repair_case}
+    makers = {"rename": rename_case, "add-argument": add_argument_case,
+              "pass-param": pass_param_case, "repair": repair_case}
+    out: dict[str, list[Case]] = {kind: [] for kind in makers}
     for name, text in source_texts(source):
         try:
             ast.parse(text)
@@ -146,6 +150,41 @@ def add_argument_case(name: str, text: str, rng: random.Random) -> Case | None:
     after = _apply(text, edits)
     return Case(f"{name}:{d.name}.{params[i].arg}", "add-argument", "add-param", name,
                 before, after, text)
+
+
+def pass_param_case(name: str, text: str, rng: random.Random) -> Case | None:
+    tree = ast.parse(text)
+    starts = line_starts(text)
+    options = []
+    for d in ast.walk(tree):
+        if not isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        params = _param_ranges(text, starts, d.args)
+        inside = {id(n) for st in d.body for n in ast.walk(st)}
+        if any(isinstance(n, ast.Call) and id(n) not in inside and
+               getattr(n.func, "id", getattr(n.func, "attr", None)) == d.name
+               for n in ast.walk(tree)):  # its callers pass the argument: no consistent before
+            continue
+        for i, (pname, _, _) in enumerate(params):
+            use = _passed_once(d, pname)
+            if use is not None and pname not in ("self", "cls"):
+                options.append((d, params, i, use))
+    rng.shuffle(options)
+    for d, params, i, (call, j, how) in options:
+        items = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+        arg = _removal(text, starts, items, j)
+        gone = (params[i][1], params[i + 1][1]) if i + 1 < len(params) else \
+            (params[i - 1][2], params[i][2]) if i else (params[i][1], params[i][2])
+        if _overlap([arg, gone]):
+            continue
+        before, after = _apply(text, [arg, gone]), _apply(text, [arg])
+        try:
+            ast.parse(before)
+        except SyntaxError:
+            continue
+        return Case(f"{name}:{d.name}.{params[i][0]}", "pass-param", how, name, before, after,
+                    text)
+    return None
 
 
 def repair_case(name: str, text: str, rng: random.Random) -> Case | None:
@@ -246,6 +285,59 @@ def _call_removals(text: str, starts: list[int], calls: list[ast.Call], i: int, 
         else:
             return None
     return out or None
+
+
+def _param_ranges(text: str, starts: list[int], args: ast.arguments
+                  ) -> list[tuple[str, int, int]]:
+    """(name, start, end) of each parameter with its annotation and default, in order."""
+    pos = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(pos) - len(args.defaults)) + list(args.defaults)
+    pairs = [*zip(pos, defaults, strict=True), *([(args.vararg, None)] if args.vararg else []),
+             *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+             *([(args.kwarg, None)] if args.kwarg else [])]
+    out = []
+    for a, default in pairs:
+        last = default or a
+        s = ast_offset(text, starts, a.lineno, a.col_offset)
+        if a is args.vararg or a is args.kwarg:
+            s = text.rfind("*", 0, s) - (a is args.kwarg)
+        out.append((a.arg, s, ast_offset(text, starts, last.end_lineno, last.end_col_offset)))
+    return sorted(out, key=lambda r: r[1])
+
+
+def _passed_once(d: ast.FunctionDef, name: str) -> tuple[ast.Call, int, str] | None:
+    """(call, index among its sorted arguments, how) where ``name``'s one read passes it on.
+
+    Only to a call that passes another of the function's parameters by its own name as well:
+    ``len(string)`` is a use, not a parameter passed on.
+    """
+    reads = [n for st in d.body for n in ast.walk(st)
+             if isinstance(n, ast.Name) and n.id == name]
+    if len(reads) != 1 or not isinstance(reads[0].ctx, ast.Load):
+        return None
+    params = {a.arg for a in [*d.args.posonlyargs, *d.args.args, *d.args.kwonlyargs,
+                              d.args.vararg, d.args.kwarg] if a is not None} - {name}
+    for call in (n for st in d.body for n in ast.walk(st) if isinstance(n, ast.Call)):
+        bare = [a.value if isinstance(a, ast.Starred) else a for a in call.args]
+        others = {a.id for a in bare if isinstance(a, ast.Name)}
+        others |= {k.value.id for k in call.keywords if isinstance(k.value, ast.Name) and
+                   k.arg in (None, k.value.id)}
+        if not others & params:
+            continue
+        items = sorted([*call.args, *call.keywords], key=lambda n: (n.lineno, n.col_offset))
+        for j, item in enumerate(items):
+            value = item.value if isinstance(item, ast.keyword | ast.Starred) else item
+            if value is not reads[0]:
+                continue
+            if isinstance(item, ast.Starred):
+                return call, j, "*args"
+            if isinstance(item, ast.keyword):
+                how = "**kwargs" if item.arg is None else "keyword" if item.arg == name else None
+                return (call, j, how) if how else None
+            last = max((k for k, a in enumerate(call.args) if not isinstance(a, ast.Starred)),
+                       default=-1)
+            return (call, j, "positional") if item is call.args[last] else None
+    return None
 
 
 def _removal(text: str, starts: list[int], items: list[ast.AST], i: int) -> tuple[int, int]:

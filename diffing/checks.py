@@ -11,7 +11,7 @@ from .edits import line_starts
 from .flow import BUILTINS, reads_before_binding, unreachable_statements
 
 _TITLES = {"rename": ("Rename {n} reference", "Rename {n} references"),
-           "signature": ("Update {n} call site", "Update {n} call sites"),
+           "signature": ("Update {n} use of the signature", "Update {n} uses of the signature"),
            "dangling": ("Fix {n} dangling use", "Fix {n} dangling uses"),
            "hole": ("Fill hole", "Fill {n} holes"),
            "repair": ("Repair statement", "Repair {n} statements")}
@@ -112,7 +112,7 @@ def faults(text: str, path: str | None, at: int) -> int:
 
 
 def title(kind: str, n: int) -> str:
-    """Return a proposal's title: "Rename 2 references", "Update 1 call site", ..."""
+    """Return a proposal's title: "Rename 2 references", "Update 1 use of the signature", ..."""
     one, many = _TITLES[kind]
     return (one if n == 1 else many).format(n=n)
 

@@ -5,7 +5,10 @@ may need a matching change. The spans are the call sites' argument lists (betwee
 parentheses, parentheses kept). The *mechanical* update is what the signature alone decides:
 drop the argument bound to a removed parameter, rename a keyword, pass a new required
 parameter by its own name (the most common real fix, and a guess the model can overrule).
-Model-free: plain ``ast``.
+A call that passes ``*args`` or ``**kw`` binds its positions unknowably: only its explicit
+keywords are updated, and a call with nothing to update gets no span — asked to rewrite such
+calls, the model wrote junk (``super().main(*args, **kwargs)`` → ``super().main("auto",
+obj)``). A changed ``__init__`` is called as its class. Model-free: plain ``ast``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class SignatureChange:
     method: bool  # defined in a class with a self/cls first parameter
     old: tuple[Param, ...]
     new: tuple[Param, ...]
+    line: int = 0  # the def's line in the text after the edit
 
     @property
     def subkind(self) -> str:
@@ -51,6 +55,20 @@ class SignatureChange:
             return "rename-param"
         return "other"
 
+    def called_by(self, call: ast.Call) -> bool:
+        """Whether ``call`` calls this function, as far as names tell.
+
+        A changed ``__init__`` is called as its class (``C(...)``, ``C.__init__(self, ...)``);
+        ``super().__init__()`` and ``Base.__init__(self)`` in it call a parent's.
+        """
+        parts = self.qualname.split(".")
+        if not (self.name == "__init__" and self.method and len(parts) > 1):
+            return _callee(call) == self.name
+        f = call.func
+        if isinstance(f, ast.Attribute) and f.attr == "__init__":
+            return isinstance(f.value, ast.Name) and f.value.id == parts[-2]
+        return _callee(call) == parts[-2]
+
 
 def signature_change(before: str, after: str) -> SignatureChange | None:
     """Return the first def (in file order) whose parameters changed, or None.
@@ -64,7 +82,7 @@ def signature_change(before: str, after: str) -> SignatureChange | None:
     for key, (node, method) in new.items():
         if key in old and ast.dump(old[key][0].args) != ast.dump(node.args):
             return SignatureChange(node.name, key[0], method, _params(old[key][0].args),
-                                   _params(node.args))
+                                   _params(node.args), node.lineno)
     return None
 
 
@@ -77,7 +95,7 @@ def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
     starts = line_starts(text)
     spans = []
     for call in ast.walk(tree):
-        if not isinstance(call, ast.Call) or _callee(call) != change.name:
+        if not isinstance(call, ast.Call) or not change.called_by(call):
             continue
         open_ = text.find("(", _offset(text, starts, call.func.end_lineno,
                                        call.func.end_col_offset))
@@ -86,33 +104,29 @@ def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
             continue
         inner = text[open_ + 1:close]
         updated = update_arguments(text, starts, call, open_ + 1, change)
-        if updated == inner:
-            continue  # the new signature accepts this call as it is
+        if updated is None or updated == inner:
+            continue  # the new signature accepts this call as it is, or nothing is knowable
         reason = f"call to {change.name}() on line {call.lineno}: {change.subkind}"
-        spans.append(Span(open_ + 1, close, "signature", reason,
-                          (updated,) if updated is not None else ()))
+        spans.append(Span(open_ + 1, close, "signature", reason, (updated,)))
     return sorted(spans, key=lambda s: s.start)
 
 
 def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
                      change: SignatureChange) -> str | None:
-    """Return the argument list updated for the new signature, or None when unknowable.
+    """Return the argument list updated for the new signature, or None when it can't be.
 
-    ``*args``/``**kw`` at the call make the binding unknown, so no mechanical guess is made.
+    ``*args``/``**kw`` at the call make the binding of positions unknown: only keywords the
+    call names are renamed or dropped.
     """
-    if any(isinstance(a, ast.Starred) for a in call.args) or \
-            any(k.arg is None for k in call.keywords):
-        return None
+    starred = any(isinstance(a, ast.Starred) for a in call.args) or \
+        any(k.arg is None for k in call.keywords)
     items = [(_offset(text, starts, n.lineno, n.col_offset) - base,
               _offset(text, starts, n.end_lineno, n.end_col_offset) - base)
              for n in [*call.args, *call.keywords]]
     inner = text[base:_offset(text, starts, call.end_lineno, call.end_col_offset) - 1]
-    old_pos = [p.name for p in change.old if p.kind in _POSITIONAL]
-    if change.method and isinstance(call.func, ast.Attribute):
-        old_pos = old_pos[1:]
-    new_pos = [p.name for p in change.new if p.kind in _POSITIONAL]
-    if change.method and isinstance(call.func, ast.Attribute):
-        new_pos = new_pos[1:]
+    bound = _binds_first(call, change)
+    old_pos = [p.name for p in change.old if p.kind in _POSITIONAL][int(bound):]
+    new_pos = [p.name for p in change.new if p.kind in _POSITIONAL][int(bound):]
     kw_index = {k.arg: len(call.args) + i for i, k in enumerate(call.keywords)}
     edits: list[tuple[int, int, str]] = []
     old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
@@ -125,13 +139,15 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
         for name in old_names:
             if name in new_names:
                 continue
-            i = old_pos.index(name) if name in old_pos[:len(call.args)] else kw_index.get(name)
+            i = kw_index.get(name) if starred or name not in old_pos[:len(call.args)] \
+                else old_pos.index(name)
             if i is not None:
                 edits.append(_delete_item(items, i))
         inserted = 0
         for p in change.new:
-            if p.name in old_names or p.default or p.kind in ("vararg", "kwarg"):
-                continue
+            if starred or p.name in old_names or p.default or p.name in kw_index or \
+                    p.kind in ("vararg", "kwarg"):
+                continue  # (a call that names it already passes it)
             edits.append(_insert(items, len(call.args), inserted, old_pos, new_pos, p))
             inserted += 1
     return _apply(inner, edits)
@@ -217,6 +233,28 @@ def _params(args: ast.arguments) -> tuple[Param, ...]:
 def _subsequence(short: list[str], long: list[str]) -> bool:
     it = iter(long)
     return all(x in it for x in short)
+
+
+def _binds_first(call: ast.Call, change: SignatureChange) -> bool:
+    """Whether the call supplies a method's ``self``/``cls`` itself, not as an argument.
+
+    ``obj.m(...)``, ``self.m(...)`` and ``super().m(...)`` do, and so does ``C(...)`` for
+    ``__init__``; ``C.m(obj, ...)`` on the method's own class, or any ``Base.m(self, ...)``,
+    passes it explicitly.
+    """
+    if not change.method:
+        return False
+    f = call.func
+    if not isinstance(f, ast.Attribute):
+        return change.name == "__init__"
+    owner = change.qualname.split(".")[-2] if "." in change.qualname else None
+    if isinstance(f.value, ast.Name):
+        if f.value.id == owner:
+            return False
+        if f.value.id in ("self", "cls"):
+            return True
+    first = call.args[0] if call.args else None
+    return not (isinstance(first, ast.Name) and first.id in ("self", "cls"))
 
 
 def _callee(call: ast.Call) -> str:

@@ -17,6 +17,7 @@ import tokenize
 from dataclasses import dataclass, replace
 
 from .edits import ast_offset, line_starts
+from .newparam import new_param_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
 from .scopes import ScopeIndex
@@ -148,10 +149,14 @@ def _strings_and_comments(text: str, starts: list[int]) -> list[tuple[str, int, 
 
 
 def signature_spans(before: str, after: str, ch: Change) -> list[Span]:
+    """The call sites of a changed def, and where the parameters it gained should go."""
     change = signature_change(before, after)
     if change is None:
         return []
-    return [s for s in call_site_spans(after, change) if _off_typed(s.start, s.end, ch)]
+    calls = call_site_spans(after, change)
+    uses = [u for u in new_param_spans(after, change)  # a call site's own span says it all
+            if not any(c.start <= u.start and u.end <= c.end for c in calls)]
+    return [s for s in calls + uses if _off_typed(s.start, s.end, ch)]
 
 
 def dangling_spans(before: str, after: str, ch: Change) -> list[Span]:

@@ -14,6 +14,7 @@ from remask.bench import edits
 from remask.bench.edit_cases import (
     add_argument_case,
     clean,
+    pass_param_case,
     real_cases,
     rename_case,
     repair_case,
@@ -52,6 +53,26 @@ def test_reversed_cases_are_consistent():
     assert rep.before == rep.expected == CODE and len(rep.after) == len(CODE) - 1
     with pytest.raises(SyntaxError):
         ast.parse(rep.after)
+
+
+FORWARDING = '''class Reader(Base):
+    def read(self, size, *, timeout=None, retries=3):
+        return self._inner.read(size, timeout=timeout, retries=retries)
+
+
+def open_reader(path):
+    return Reader(path)
+'''
+
+
+def test_a_pass_param_case_takes_a_forwarded_parameter_out_of_def_and_call():
+    case = pass_param_case("m.py", FORWARDING, random.Random(0))
+    assert case.expected == FORWARDING and case.kind == "pass-param"
+    name = case.id.rsplit(".", 1)[1]
+    assert f"{name}={name}" not in case.before and f"{name}={name}" not in case.after
+    assert name not in case.before.split("\n")[1] and name in case.after.split("\n")[1]
+    ast.parse(case.before)
+    assert pass_param_case("m.py", CODE, random.Random(0)) is None  # scale() passes nothing on
 
 
 def test_real_cases_and_reference_points():

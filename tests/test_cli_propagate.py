@@ -56,6 +56,21 @@ def test_signature_change_updates_the_call(tmp_path, capsys):
     assert "print(total([1], scale=2, bias=bias))" in json.loads(out)["text"]
 
 
+def test_a_new_parameter_is_passed_on_where_the_body_forwards_the_others(tmp_path, capsys):
+    code = ("class Server(Base):\n    def __init__(self, host, port, ssl=None):\n"
+            "        Base.__init__(self, host, port,\n                      ssl)\n"
+            "        self.ready = False\n")
+    before, after = tmp_path / "b.py", tmp_path / "a.py"
+    before.write_text(code)
+    after.write_text(code.replace("ssl=None)", "ssl=None, fd=None)"))
+    code_, out, err = run(capsys, before, after, "--json")
+    assert code_ == 0, err
+    data = json.loads(out)
+    assert "                      ssl, fd)\n" in data["text"]
+    assert [s["reason"] for s in data["spans"]] == \
+        ["'fd' added to __init__(): pass it to __init__() on line 3"]
+
+
 def test_no_follow_up_is_exit_1(tmp_path, capsys):
     before, after = tmp_path / "b.py", tmp_path / "a.py"
     before.write_text(BEFORE)

@@ -156,3 +156,21 @@ def test_renamed_parameter_mentions_in_its_docstring():
     got = [(s.start, after[s.start:s.end]) for s in affected_spans(before, after)]
     assert [t for _, t in got] == ["func", "func"]
     assert all(a < after.index("# func") for a, _ in got)  # outside the function: untouched
+
+
+def test_a_call_passing_star_args_gets_only_its_named_keywords_updated():
+    before = "def f(a, b):\n    return a\n\nf(1, b=2)\nf(*xs)\nf(*xs, b=3)\nf(**kw)\n"
+    after = before.replace("def f(a, b)", "def f(a)")  # b removed
+    got = [(after[s.start:s.end], s.mechanical) for s in affected_spans(before, after)]
+    assert got == [("1, b=2", ("1",)), ("*xs, b=3", ("*xs",))]
+    after = before.replace("def f(a, b)", "def f(a, b, c)")  # a required one added
+    assert [after[s.start:s.end] for s in affected_spans(before, after)] == ["1, b=2"]
+
+
+def test_a_changed_init_is_called_as_its_class_not_as_its_parents_init():
+    before = ("class A(Base):\n    def __init__(self, a):\n        super().__init__()\n"
+              "        Base.__init__(self)\n        self.a = a\n\n\nA(1)\nA.__init__(obj, 2)\n")
+    after = before.replace("__init__(self, a)", "__init__(self, a, b)")
+    got = [(after[s.start:s.end], s.mechanical) for s in affected_spans(before, after)
+           if "call to" in s.reason]
+    assert got == [("1", ("1, b",)), ("obj, 2", ("obj, 2, b",))]

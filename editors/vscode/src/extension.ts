@@ -2,7 +2,7 @@
  * The remask extension: starts `remask lsp` and shows its live denoising in the status bar.
  *
  * Inline completions (LSP 3.18 `textDocument/inlineCompletion`), the quick fixes ("Repair
- * statement", "Fill hole", "Update N call sites", "Rename N references") and the hint
+ * statement", "Fill hole", "Update N uses of the signature", "Rename N references") and the hint
  * diagnostics come through vscode-languageclient's standard features; `$/progress` reports
  * become VS Code progress indicators. What is remask's own: the server command and settings,
  * and the `remask/denoiseStep` notifications, shown step by step in the status bar.
