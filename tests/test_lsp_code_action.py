@@ -102,3 +102,23 @@ async def test_a_taken_fix_is_the_base_for_the_next_edit_at_once(client):
     assert edit.text_document.version == 4
     final = apply(taken.replace("def mean", "def avg"), edit.edits)
     assert "mean" not in final and "avg([2])" in final and adds_no_syntax_error(taken, final)
+
+
+SERVER = ("class Server(Base):\n    def __init__(self, host, port, ssl=None):\n"
+          "        Base.__init__(self, host, port, ssl)\n        self.ready = False\n")
+URI3 = "file:///tmp/remask-test/server.py"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_parameter_added_to_a_def_is_passed_on_by_the_quick_fix(client):
+    open_doc(client, SERVER, uri=URI3, version=1)
+    await diagnostics_for(client, 1, URI3)
+    change(client, 2, pos(1, 43), pos(1, 43), ", fd=None", uri=URI3)  # after ssl=None
+    hints = await diagnostics_for(client, 2, URI3)
+    assert [(d.code, d.range.start.line) for d in hints] == [("signature", 2)], hints
+    [fix] = [a for a in await actions(client, 2, URI3) if "signature" in a.title]
+    assert fix.title == "Update 1 use of the signature"
+    edit = only_edit(fix)
+    assert edit.text_document.version == 2
+    after = SERVER.replace("ssl=None)", "ssl=None, fd=None)")
+    assert apply(after, edit.edits) == after.replace("port, ssl)", "port, ssl, fd)")
