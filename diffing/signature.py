@@ -28,6 +28,7 @@ class Param:
     name: str
     kind: str  # posonly | pos | vararg | kwonly | kwarg
     default: bool
+    value: str | None = None  # the default as written
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,9 @@ def signature_change(before: str, after: str) -> SignatureChange | None:
         return None
     for key, (node, method) in new.items():
         if key in old and ast.dump(old[key][0].args) != ast.dump(node.args):
-            return SignatureChange(node.name, key[0], method, _params(old[key][0].args),
-                                   _params(node.args), node.lineno)
+            return SignatureChange(node.name, key[0], method,
+                                   _params(old[key][0].args, before), _params(node.args, after),
+                                   node.lineno)
     return None
 
 
@@ -216,14 +218,17 @@ def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool
     return out
 
 
-def _params(args: ast.arguments) -> tuple[Param, ...]:
+def _params(args: ast.arguments, text: str) -> tuple[Param, ...]:
+    def value(d: ast.expr | None) -> str | None:
+        return None if d is None else ast.get_source_segment(text, d)
+
     pos = [*args.posonlyargs, *args.args]
-    n_def = len(args.defaults)
-    out = [Param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos",
-                 i >= len(pos) - n_def) for i, a in enumerate(pos)]
+    defaults = [None] * (len(pos) - len(args.defaults)) + list(args.defaults)
+    out = [Param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos", d is not None,
+                 value(d)) for i, (a, d) in enumerate(zip(pos, defaults, strict=True))]
     if args.vararg:
         out.append(Param(args.vararg.arg, "vararg", False))
-    out += [Param(a.arg, "kwonly", d is not None)
+    out += [Param(a.arg, "kwonly", d is not None, value(d))
             for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
     if args.kwarg:
         out.append(Param(args.kwarg.arg, "kwarg", False))

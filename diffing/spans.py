@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass, replace
 
 from .edits import ast_offset, line_starts
-from .newparam import new_param_spans
+from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
 from .scopes import ScopeIndex
@@ -154,7 +154,7 @@ def signature_spans(before: str, after: str, ch: Change) -> list[Span]:
     if change is None:
         return []
     calls = call_site_spans(after, change)
-    uses = [u for u in new_param_spans(after, change)  # a call site's own span says it all
+    uses = [u for u in param_use_spans(after, change)  # a call site's own span says it all
             if not any(c.start <= u.start and u.end <= c.end for c in calls)]
     return [s for s in calls + uses if _off_typed(s.start, s.end, ch)]
 

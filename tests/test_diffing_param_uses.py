@@ -1,4 +1,4 @@
-"""A parameter the edit added → where the body should use it (real ``ast``, no model)."""
+"""A changed parameter → what the body should do about it (real ``ast``, no model)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,12 @@ CASES = {
         "(self, a, c)", "(self, a, b, c)",
         "class A:\n    def __init__(self, a, b, c):\n        self.a = a\n        self.b = b\n"
         "        self.c = c\n"),
+    "a default that became None gets the old one back before its first read": (
+        "def count(items, seen={}):\n    n = len(items)\n    for x in items:\n"
+        "        seen[x] = n\n    return seen\n",
+        "seen={}", "seen=None",
+        "def count(items, seen=None):\n    n = len(items)\n    if seen is None:\n"
+        "        seen = {}\n    for x in items:\n        seen[x] = n\n    return seen\n"),
     "an __init__ stores it after the parent's": (
         'class A(B):\n    def __init__(self):\n        """Doc."""\n        super().__init__()\n'
         "        self.ready = False\n",
@@ -94,6 +100,12 @@ NOTHING = {
                                       "f(a, new=3)"),
     "an __init__ that sets it its own way": (
         "class A:\n    def __init__(self):\n        self.meta = {}\n", "(self)", "(self, meta)"),
+    "a default that became None, tested already": (
+        "def f(seen={}):\n    seen = seen or {}\n    return seen\n", "seen={}", "seen=None"),
+    "a default that became None, tested with is": (
+        "def f(seen={}):\n    if seen is None:\n        pass\n    return seen\n", "seen={}",
+        "seen=None"),
+    "a default that was None": ("def f(a=None):\n    return g(a)\n", "a=None", "a=1"),
     "self's own attribute": ("class A:\n    def run(self):\n        return self.n\n",
                              "run(self)", "run(self, n=2)"),
 }

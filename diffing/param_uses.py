@@ -1,15 +1,19 @@
-"""A parameter the edit added that its function does not read yet → where it should go.
+"""What a def's body should do about its changed parameters: the follow-ups inside it.
 
-Adding a parameter is half an edit: until the body reads it, the new argument goes nowhere.
-In real commits the other half is mostly mechanical (of the real-edits set's 28 add-param
-cases, 14 follow one of these), and the first rule that applies answers it:
+A signature change reaches past the call sites (:mod:`.signature`): the body itself often
+has to follow. Read from real commits, two cases are mostly mechanical.
+
+*A parameter the edit added that the body does not read yet.* Until the body reads it, the
+new argument goes nowhere (of the real-edits set's 28 add-param cases, 14 follow one of
+these), and the first rule that applies answers it:
 
 1. a call in the body already passes a keyword of that name (``cap_at_buffer=True``): it
    passes the parameter instead (``cap_at_buffer=cap_at_buffer``);
 2. the body reads an attribute of that name off another parameter (``args.output_options``,
    ``self.request.allow_redirects``; not ``self.p`` itself): it reads the parameter;
 3. the body spells the parameter's default (``'Usage: '``, a tuple of strings): the
-   parameter replaces it;
+   parameter replaces it (a common default — ``None``, ``True``, ``0``, ``''`` — says
+   nothing, so this rule skips it);
 4. a call forwards the function's other parameters (one of the same name, as
    ``super().__init__`` or ``self._stream.readline``, or one passing two or more of them by
    their own names, the one call that forwards the most): it passes this one too, in the
@@ -19,10 +23,13 @@ cases, 14 follow one of these), and the first rule that applies answers it:
 5. an ``__init__`` stores it (``self.p = p``) beside the parameters it stores already, else
    first.
 
+*A default that became None* (``metadata={}`` → ``metadata=None``, the mutable-default fix):
+before the first statement that reads it, ``if metadata is None: metadata = {}`` — the old
+default, as written — unless the body tests it against ``None`` already.
+
 Each place is a ``signature`` span whose mechanical candidate is that text; the model
-denoises it too, and the ``Rewriter`` ranks a valid mechanical candidate first. A common
-default (``None``, ``True``, ``0``, ``''``) is too common to say anything, so rule 3 skips it.
-Model-free: plain ``ast``.
+denoises it too, and the ``Rewriter`` ranks a valid mechanical candidate first. Model-free:
+plain ``ast``.
 """
 
 from __future__ import annotations
@@ -38,15 +45,12 @@ _SELF = ("self", "cls")
 _LINE = 79  # the longest line a forwarded argument may make, unless the file has longer
 
 
-def new_param_spans(text: str, change: SignatureChange) -> list[Span]:
-    """Return the spans where the parameters ``change`` added should be used.
+def param_use_spans(text: str, change: SignatureChange) -> list[Span]:
+    """Return the spans where the body should follow ``change``.
 
-    Only where every parameter the def had is kept: a name that replaced another is a rename
-    with extras, and its old name's uses are the edit's follow-ups, not these.
+    New parameters only where every parameter the def had is kept: a name that replaced
+    another is a rename with extras, and its old name's uses are the edit's follow-ups.
     """
-    old = {p.name for p in change.old}
-    if not old <= {p.name for p in change.new}:
-        return []
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -56,15 +60,21 @@ def new_param_spans(text: str, change: SignatureChange) -> list[Span]:
     if fn is None or fn.body[0].lineno == fn.lineno:
         return []  # a body on the def's own line: nowhere to put anything
     site = _Site(text, line_starts(text), fn, change)
+    old = {p.name: p for p in change.old}
+    keeps_all = old.keys() <= {p.name for p in change.new}
     spans: list[Span] = []
     for p in change.new:
-        if p.name in old or p.name in _SELF or _reads_parameter(fn, p.name):
+        if p.name in _SELF:
             continue
-        for rule in (site.keywords, site.attributes, site.defaults, site.forwards, site.stores):
-            found = rule(p)
-            if found:
-                spans += found
-                break
+        if p.name in old:
+            spans += site.none_guard(old[p.name], p)
+        elif keeps_all and not _reads_parameter(fn, p.name):
+            for rule in (site.keywords, site.attributes, site.defaults, site.forwards,
+                         site.stores):
+                found = rule(p)
+                if found:
+                    spans += found
+                    break
     return sorted(spans, key=lambda s: (s.start, s.end))
 
 
@@ -261,6 +271,24 @@ class _Site:
             col = len(line) - len(line.lstrip())
         return end, f",\n{' ' * col}{new}"
 
+    # a default that became None -------------------------------------------------------
+    def none_guard(self, was: Param, p: Param) -> list[Span]:
+        old = was.value
+        if p.value != "None" or old in (None, "None") or "\n" in old or \
+                _tests_none(self.fn, p.name):
+            return []
+        first = next((st for st in self.fn.body
+                      if any(isinstance(n, ast.Name) and n.id == p.name and
+                             isinstance(n.ctx, ast.Load) for n in ast.walk(st))), None)
+        if first is None:
+            return []
+        indent = " " * first.col_offset
+        unit = " " * max(self.fn.body[0].col_offset - self.fn.col_offset, 1)
+        guard = f"{indent}if {p.name} is None:\n{indent}{unit}{p.name} = {old}\n"
+        at = self.starts[first.lineno - 1]
+        why = f"'{p.name}' now defaults to None in {self.change.name}(): restore {old}"
+        return [Span(at, at, "signature", f"{why} before line {first.lineno}", (guard,))]
+
     # 5. an __init__ stores it -----------------------------------------------------------
     def stores(self, p: Param) -> list[Span]:
         if self.fn.name != "__init__" or not self.change.method or \
@@ -289,6 +317,21 @@ class _Site:
         if at == len(self.text) and not self.text.endswith("\n"):
             stmt = "\n" + stmt.rstrip("\n")
         return [Span(at, at, "signature", self._why(p, ref, "store it"), (stmt,))]
+
+
+def _tests_none(fn: ast.FunctionDef, name: str) -> bool:
+    """Whether the body compares ``name`` with ``None`` or falls back from it (``name or``)."""
+    for n in _walk(fn):
+        if isinstance(n, ast.Compare) and any(isinstance(op, ast.Is | ast.IsNot)
+                                              for op in n.ops):
+            sides = [n.left, *n.comparators]
+            if any(isinstance(x, ast.Name) and x.id == name for x in sides) and \
+                    any(isinstance(x, ast.Constant) and x.value is None for x in sides):
+                return True
+        if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or) and \
+                isinstance(n.values[0], ast.Name) and n.values[0].id == name:
+            return True
+    return False
 
 
 def _walk(fn: ast.FunctionDef) -> Iterator[ast.AST]:
