@@ -92,13 +92,13 @@ def _reads_parameter(fn: ast.FunctionDef, name: str) -> bool:
 
 
 class _Site:
-    """The function the parameter was added to, with the text around it."""
+    """The function whose parameters changed, with the text around it; one method a rule."""
 
     def __init__(self, text: str, starts: list[int], fn: ast.FunctionDef, change: SignatureChange
                  ) -> None:
         self.text, self.starts, self.fn, self.change = text, starts, fn, change
         self.params = [p.name for p in change.new]
-        self.limit = max(_LINE, *(len(line) for line in text.splitlines()))
+        self.limit = max([_LINE, *(len(line) for line in text.splitlines())])
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         return (ast_offset(self.text, self.starts, node.lineno, node.col_offset),
