@@ -271,24 +271,6 @@ class _Site:
             col = len(line) - len(line.lstrip())
         return end, f",\n{' ' * col}{new}"
 
-    # a default that became None -------------------------------------------------------
-    def none_guard(self, was: Param, p: Param) -> list[Span]:
-        old = was.value
-        if p.value != "None" or old in (None, "None") or "\n" in old or \
-                _tests_none(self.fn, p.name):
-            return []
-        first = next((st for st in self.fn.body
-                      if any(isinstance(n, ast.Name) and n.id == p.name and
-                             isinstance(n.ctx, ast.Load) for n in ast.walk(st))), None)
-        if first is None:
-            return []
-        indent = " " * first.col_offset
-        unit = " " * max(self.fn.body[0].col_offset - self.fn.col_offset, 1)
-        guard = f"{indent}if {p.name} is None:\n{indent}{unit}{p.name} = {old}\n"
-        at = self.starts[first.lineno - 1]
-        why = f"'{p.name}' now defaults to None in {self.change.name}(): restore {old}"
-        return [Span(at, at, "signature", f"{why} before line {first.lineno}", (guard,))]
-
     # 5. an __init__ stores it -----------------------------------------------------------
     def stores(self, p: Param) -> list[Span]:
         if self.fn.name != "__init__" or not self.change.method or \
@@ -318,6 +300,23 @@ class _Site:
             stmt = "\n" + stmt.rstrip("\n")
         return [Span(at, at, "signature", self._why(p, ref, "store it"), (stmt,))]
 
+    # a default that became None -------------------------------------------------------
+    def none_guard(self, was: Param, p: Param) -> list[Span]:
+        old = was.value
+        if p.value != "None" or old in (None, "None") or "\n" in old or \
+                _tests_none(self.fn, p.name):
+            return []
+        first = next((st for st in self.fn.body
+                      if any(isinstance(n, ast.Name) and n.id == p.name and
+                             isinstance(n.ctx, ast.Load) for n in ast.walk(st))), None)
+        if first is None:
+            return []
+        indent = " " * first.col_offset
+        unit = " " * max(self.fn.body[0].col_offset - self.fn.col_offset, 1)
+        guard = f"{indent}if {p.name} is None:\n{indent}{unit}{p.name} = {old}\n"
+        at = self.starts[first.lineno - 1]
+        why = f"'{p.name}' now defaults to None in {self.change.name}(): restore {old}"
+        return [Span(at, at, "signature", f"{why} before line {first.lineno}", (guard,))]
 
 def _tests_none(fn: ast.FunctionDef, name: str) -> bool:
     """Whether the body compares ``name`` with ``None`` or falls back from it (``name or``)."""
