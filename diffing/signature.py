@@ -150,19 +150,28 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
             if starred or p.name in old_names or p.default or p.name in kw_index or \
                     p.kind in ("vararg", "kwarg"):
                 continue  # (a call that names it already passes it)
-            edits.append(_insert(items, len(call.args), inserted, old_pos, new_pos, p))
+            edits.append(_insert(inner, items, len(call.args), inserted, old_pos, new_pos,
+                                 p))
             inserted += 1
     return _apply(inner, edits)
 
 
-def _insert(items: list[tuple[int, int]], n_call: int, inserted: int, old_pos: list[str],
-            new_pos: list[str], p: Param) -> tuple[int, int, str]:
+def _insert(inner: str, items: list[tuple[int, int]], n_call: int, inserted: int,
+            old_pos: list[str], new_pos: list[str], p: Param) -> tuple[int, int, str]:
     """Pass ``p`` by its own name, positionally when possible, else as ``p=p`` at the end.
 
     Positionally when every kept parameter before it is passed positionally at this call
     (it goes before the argument of the next kept one). ``inserted`` counts earlier
-    insertions; several at one point keep their order.
+    insertions; several at one point keep their order. After the last argument of a call
+    laid out one argument a line, on a line of its own.
     """
+    def after(i: int, text: str) -> tuple[int, int, str]:
+        e = items[i][1]
+        if i == len(items) - 1 and i > 0 and "\n" in inner[items[i - 1][1]:items[i][0]]:
+            line = inner[inner.rfind("\n", 0, items[i][0]) + 1:items[i][0]]
+            return e, e, f",\n{line}{text}"
+        return e, e, f", {text}"
+
     if p.name in new_pos:
         kept = [q for q in new_pos[:new_pos.index(p.name)] if q in old_pos]
         if all(old_pos.index(q) < n_call for q in kept):
@@ -172,10 +181,10 @@ def _insert(items: list[tuple[int, int]], n_call: int, inserted: int, old_pos: l
             if n_call == 0:
                 lead = ", " if inserted and not items else ""
                 return 0, 0, lead + p.name + (", " if items else "")
-            e = items[n_call - 1][1]
-            return e, e, f", {p.name}"
-    e = items[-1][1] if items else 0
-    return e, e, f"{', ' if items or inserted else ''}{p.name}={p.name}"
+            return after(n_call - 1, p.name)
+    if items:
+        return after(len(items) - 1, f"{p.name}={p.name}")
+    return 0, 0, f"{', ' if inserted else ''}{p.name}={p.name}"
 
 
 def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:

@@ -174,3 +174,10 @@ def test_a_changed_init_is_called_as_its_class_not_as_its_parents_init():
     got = [(after[s.start:s.end], s.mechanical) for s in affected_spans(before, after)
            if "call to" in s.reason]
     assert got == [("1", ("1, b",)), ("obj, 2", ("obj, 2, b",))]
+
+
+def test_a_call_laid_out_one_argument_a_line_gets_the_new_one_on_a_line_of_its_own():
+    before = "def f(a, b=0):\n    return a\n\n\nf(\n    1,\n    b=2,\n)\nf(1, b=2)\n"
+    after = before.replace("def f(a, b=0)", "def f(a, b=0, *, c)")
+    assert [s.mechanical for s in affected_spans(before, after)] == [
+        ("\n    1,\n    b=2,\n    c=c,\n",), ("1, b=2, c=c",)]
