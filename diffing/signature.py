@@ -4,7 +4,8 @@ When the user adds, removes or renames a parameter, every call of that function 
 may need a matching change. The spans are the call sites' argument lists (between the
 parentheses, parentheses kept). The *mechanical* update is what the signature alone decides:
 drop the argument bound to a removed parameter, rename a keyword, pass a new required
-parameter by its own name (the most common real fix, and a guess the model can overrule).
+parameter by its own name (the most common real fix, and a guess the model can overrule),
+on a line of its own in a call laid out one argument a line.
 A call that passes ``*args`` or ``**kw`` binds its positions unknowably: only its explicit
 keywords are updated, and a call with nothing to update gets no span — asked to rewrite such
 calls, the model wrote junk (``super().main(*args, **kwargs)`` → ``super().main("auto",
