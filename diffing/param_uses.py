@@ -39,7 +39,7 @@ from collections.abc import Iterator
 
 from .edits import ast_offset, line_starts
 from .proposal import Span
-from .signature import Param, SignatureChange
+from .signature import Param, SignatureChange, callee
 
 _SELF = ("self", "cls")
 _LINE = 79  # the longest line a forwarded argument may make, unless the file has longer
@@ -170,7 +170,7 @@ class _Site:
         passed += [k.value.id for k in call.keywords if isinstance(k.value, ast.Name) and
                    k.arg in (k.value.id, None)]
         n = len({x for x in passed if x in self.params and x not in _SELF})
-        if _callee(call) == self.fn.name and (n or p.kind in ("vararg", "kwarg")):
+        if callee(call) == self.fn.name and (n or p.kind in ("vararg", "kwarg")):
             return n + 1.5  # a delegating call (super().__init__, self._inner.read) is worth
             # one and a half forwarded parameters: a call forwarding two more still wins
         return n if n >= 2 else 0
@@ -203,7 +203,7 @@ class _Site:
         if open_ < 0 or text[close] != ")":
             return None
         at, insert = self._insertion(items, after, new, open_, close)
-        reason = self._why(p, call, f"pass it to {_callee(call) or 'the call'}()")
+        reason = self._why(p, call, f"pass it to {callee(call) or 'the call'}()")
         return Span(at, at, "signature", reason, (insert,))
 
     def _keyword_after(self, call: ast.Call, p: Param) -> ast.AST | None:
@@ -343,11 +343,6 @@ def _calls(fn: ast.FunctionDef) -> list[ast.Call]:
     return [n for n in _walk(fn) if isinstance(n, ast.Call)]
 
 
-def _callee(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-
-
 def _root(node: ast.expr) -> str | None:
     """The name an attribute chain starts from: ``self.request.x`` → ``self``."""
     while isinstance(node, ast.Attribute):
@@ -394,5 +389,5 @@ def _stored(st: ast.stmt) -> str | None:
 def _is_init_call(st: ast.stmt) -> bool:
     """``super().__init__(...)`` or ``Base.__init__(self, ...)``: the parent first."""
     return isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and \
-        _callee(st.value) == "__init__"
+        callee(st.value) == "__init__"
 

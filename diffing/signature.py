@@ -65,11 +65,11 @@ class SignatureChange:
         """
         parts = self.qualname.split(".")
         if not (self.name == "__init__" and self.method and len(parts) > 1):
-            return _callee(call) == self.name
+            return callee(call) == self.name
         f = call.func
         if isinstance(f, ast.Attribute) and f.attr == "__init__":
             return isinstance(f.value, ast.Name) and f.value.id == parts[-2]
-        return _callee(call) == parts[-2]
+        return callee(call) == parts[-2]
 
 
 def signature_change(before: str, after: str) -> SignatureChange | None:
@@ -272,7 +272,8 @@ def _binds_first(call: ast.Call, change: SignatureChange) -> bool:
     return not (isinstance(first, ast.Name) and first.id in ("self", "cls"))
 
 
-def _callee(call: ast.Call) -> str:
+def callee(call: ast.Call) -> str:
+    """The name a call goes by: ``f`` for ``f(...)`` and ``obj.f(...)``, else empty."""
     f = call.func
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
