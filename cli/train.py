@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from remask.infill.data import DataConfig
-from remask.infill.model import ModelConfig
+from remask.infill.grow import grown_config
+from remask.infill.model import ModelConfig, load_config
 from remask.infill.precision import PRECISIONS
 from remask.infill.train import DEFAULT_HOME, TrainConfig, export, train
 
@@ -37,9 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of examples that are a whole window with no context")
     p.add_argument("--free-length-rate", type=float, default=DataConfig.free_length_rate,
                    help="share of diffusion canvases whose length ignores the middle's")
-    p.add_argument("--d-model", type=int, default=ModelConfig.d_model)
-    p.add_argument("--n-layer", type=int, default=ModelConfig.n_layer)
-    p.add_argument("--n-head", type=int, default=ModelConfig.n_head)
+    p.add_argument("--d-model", type=int, default=None,
+                   help=f"width (default {ModelConfig.d_model}); with --init, grow it to this")
+    p.add_argument("--n-layer", type=int, default=None,
+                   help=f"layers (default {ModelConfig.n_layer}); with --init, grow to this")
+    p.add_argument("--n-head", type=int, default=None,
+                   help=f"heads (default {ModelConfig.n_head}; a grown model keeps the head size)")
     p.add_argument("--no-shift", action="store_true", help="predict each token at its own slot")
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
@@ -98,9 +102,15 @@ def run(args: argparse.Namespace) -> int:
     if args.init is not None and not (args.init / "config.json").exists():
         print(f"remask train: --init {args.init}: no model there", file=sys.stderr)
         return 2
-    d_ff = int(args.d_model * 8 / 3) // 16 * 16
-    model_cfg = ModelConfig(d_model=args.d_model, n_layer=args.n_layer, n_head=args.n_head,
-                            d_ff=d_ff, shift=not args.no_shift)
+    try:
+        grow_to = _grow_to(args, run_dir)
+    except ValueError as e:
+        print(f"remask train: {e}", file=sys.stderr)
+        return 2
+    d_model = args.d_model or ModelConfig.d_model
+    model_cfg = ModelConfig(d_model=d_model, n_layer=args.n_layer or ModelConfig.n_layer,
+                            n_head=args.n_head or ModelConfig.n_head,
+                            d_ff=int(d_model * 8 / 3) // 16 * 16, shift=not args.no_shift)
     cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
                       threads=args.threads, precision=args.precision, eval_every=args.eval_every,
                       max_tokens=int(args.max_tokens), max_minutes=args.max_minutes,
@@ -110,9 +120,33 @@ def run(args: argparse.Namespace) -> int:
                       data=DataConfig(block=args.block, uncond_rate=args.uncond_rate,
                                       free_length_rate=args.free_length_rate))
     _init_distributed()
-    state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home)
+    state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)
     print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")
     return 0
+
+
+def _grow_to(args: argparse.Namespace, run_dir: Path) -> tuple[int, int] | None:
+    """(width, layers) to grow ``--init`` to, None to keep its shape; ValueError if bad.
+
+    A resumed run keeps the shape it has, so the command that started it can be repeated
+    every session; flags naming another shape are an error, not silently ignored.
+    """
+    if args.init is None or (args.d_model is None and args.n_layer is None):
+        return None
+    cfg = load_config(args.init)
+    target = (args.d_model or cfg.d_model, args.n_layer or cfg.n_layer)
+    heads = target[0] // (cfg.d_model // cfg.n_head)
+    if args.n_head not in (None, heads):
+        raise ValueError(f"--n-head {args.n_head}: a model grown from {args.init} keeps its "
+                         f"head size, so {target[0]} wide has {heads} heads")
+    if (run_dir / "state.json").exists():
+        run = load_config(run_dir)
+        if (run.d_model, run.n_layer) != target:
+            raise ValueError(f"{run_dir} is {run.n_layer} layers × {run.d_model}, not "
+                             f"{target[1]} × {target[0]}")
+        return None
+    grown_config(cfg, *target)  # raises if it can't grow that way
+    return None if target == (cfg.d_model, cfg.n_layer) else target
 
 
 def _init_distributed() -> None:

@@ -28,6 +28,7 @@ from safetensors.torch import load_file, save_file
 
 from .corpus import Corpus, build_corpus
 from .data import IGNORE, DataConfig, make_batch
+from .grow import grow
 from .model import ModelConfig, Transformer, infill_mask, load_model, save_model
 from .objectives import loss_positions, masked_ce, weighted_ce
 from .precision import compute_dtype
@@ -216,9 +217,12 @@ def heldout_batches(corpus: Path, tok: Tokenizer, cfg: TrainConfig, shift: bool)
 
 
 def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
-          init: Path | None = None, home: Path = DEFAULT_HOME, console: Console | None = None
-          ) -> dict:
-    """Train (or resume) the run in ``run``; return its final state."""
+          init: Path | None = None, home: Path = DEFAULT_HOME, console: Console | None = None,
+          grow_to: tuple[int, int] | None = None) -> dict:
+    """Train (or resume) the run in ``run``; return its final state.
+
+    ``grow_to`` (width, layers) grows ``init`` to that shape first (:mod:`.grow`).
+    """
     rank, world = _rank()
     console = console or Console(stderr=True)
     log = console.log if rank == 0 else (lambda *a, **k: None)
@@ -239,6 +243,8 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
     else:
         if init is not None:
             base = load_model(init)
+            if grow_to is not None:
+                base = grow(base, *grow_to, seed=cfg.seed)
             model_cfg = ModelConfig(**{**asdict(base.cfg), "attention": _attention(cfg)})
             model = Transformer(model_cfg)
             model.load_state_dict(base.state_dict())

@@ -9,10 +9,12 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+import torch
 from safetensors.torch import load_file
 
 from remask.cli import main
 from remask.infill.corpus import write_split
+from remask.infill.model import ModelConfig, Transformer, load_model, save_model
 
 TINY = ["--d-model", "32", "--n-layer", "2", "--n-head", "2", "--block", "96", "--batch", "4",
         "--vocab-size", "300", "--eval-every", "3"]
@@ -223,3 +225,29 @@ def test_a_training_run_pins_the_threshold_first(home, monkeypatch):
     monkeypatch.setattr(train_module, "pin_mmap_threshold", lambda: pinned.append(True))
     assert _train(home, "pin", "--max-tokens", "200") == 0
     assert pinned == [True]
+
+
+def test_remask_train_grows_its_init_and_resumes_at_the_grown_shape(home, tmp_path, capsys):
+    init = tmp_path / "small"
+    small = Transformer(ModelConfig(vocab_size=300, n_layer=2, n_head=2, d_model=32, d_ff=80,
+                                    attention="infill"))
+    save_model(small, init, torch.float32)
+    args = ["train", "--home", str(home), "--objective", "diffusion", "--init", str(init),
+            "--block", "96", "--batch", "4", "--eval-every", "3", "--vocab-size", "300"]
+    assert main([*args, "--name", "g1", "--d-model", "48", "--n-layer", "3",
+                 "--max-tokens", "700"]) == 0
+    run = home / "runs" / "g1"
+    cfg = json.loads((run / "config.json").read_text())
+    assert (cfg["d_model"], cfg["n_layer"], cfg["n_head"]) == (48, 3, 3)
+    assert load_model(run).num_params() > small.num_params()
+    # the same command resumes the grown run; another shape is refused in one line
+    assert main([*args, "--name", "g1", "--d-model", "48", "--n-layer", "3", "--resume",
+                 "--max-tokens", "1400"]) == 0
+    assert json.loads((run / "state.json").read_text())["step"] == 4  # 384 tokens a step
+    capsys.readouterr()
+    assert main([*args, "--name", "g1", "--d-model", "64", "--resume"]) == 2
+    assert "is 3 layers × 48" in capsys.readouterr().err
+    assert main([*args, "--name", "g2", "--d-model", "16"]) == 2
+    assert "can only grow" in capsys.readouterr().err
+    assert main([*args, "--name", "g3", "--d-model", "48", "--n-head", "2"]) == 2
+    assert "3 heads" in capsys.readouterr().err
