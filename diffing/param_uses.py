@@ -37,12 +37,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .arglist import insert_argument, line_limit
 from .edits import ast_offset, line_starts
 from .proposal import Span
 from .signature import Param, SignatureChange, callee
 
 _SELF = ("self", "cls")
-_LINE = 79  # the longest line a forwarded argument may make, unless the file has longer
 
 
 def param_use_spans(text: str, change: SignatureChange) -> list[Span]:
@@ -98,14 +98,11 @@ class _Site:
                  ) -> None:
         self.text, self.starts, self.fn, self.change = text, starts, fn, change
         self.params = [p.name for p in change.new]
-        self.limit = max([_LINE, *(len(line) for line in text.splitlines())])
+        self.limit = line_limit(text)
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         return (ast_offset(self.text, self.starts, node.lineno, node.col_offset),
                 ast_offset(self.text, self.starts, node.end_lineno, node.end_col_offset))
-
-    def column(self, offset: int) -> int:
-        return offset - (self.text.rfind("\n", 0, offset) + 1)
 
     def _why(self, p: Param, node: ast.AST, what: str) -> str:
         return f"'{p.name}' added to {self.change.name}(): {what} on line {node.lineno}"
@@ -202,7 +199,9 @@ class _Site:
         close = self.span(call)[1] - 1
         if open_ < 0 or text[close] != ")":
             return None
-        at, insert = self._insertion(items, after, new, open_, close)
+        at, insert = insert_argument(text, [self.span(n) for n in items],
+                                     None if after is None else items.index(after), new,
+                                     open_, close, self.limit)
         reason = self._why(p, call, f"pass it to {callee(call) or 'the call'}()")
         return Span(at, at, "signature", reason, (insert,))
 
@@ -241,35 +240,6 @@ class _Site:
         i = self.params.index(p.name)
         return bool(by_position) and i > 0 and by_position[-1] is call.args[-1] and \
             call.args[-1].id == self.params[i - 1]
-
-    def _insertion(self, items: list[ast.AST], after: ast.AST | None, new: str, open_: int,
-                   close: int) -> tuple[int, str]:
-        """Where ``new`` goes in the argument list and the text that puts it there."""
-        text = self.text
-        if after is None:  # first: before any argument
-            return open_ + 1, new + (", " if items else "")
-        end = self.span(after)[1]
-        starts = [self.span(n)[0] for n in items]
-        rows = [n.lineno for n in items]
-        k = items.index(after)
-        if "\n" in text[open_:self.span(after)[0]] and all(
-                rows.count(n.lineno) == 1 for n in items[max(k - 1, 0):k + 1]):
-            # the argument it follows, and the one before that, have lines of their own
-            indent = " " * self.column(self.span(after)[0])
-            rest = text[end:close]
-            if not rest.lstrip().startswith(","):
-                return end, f",\n{indent}{new}"
-            return end + rest.index(",") + 1, f"\n{indent}{new},"
-        line_end = text.find("\n", end)
-        line_end = len(text) if line_end < 0 else line_end
-        if self.column(line_end) + len(new) + 2 <= self.limit:
-            return end, f", {new}"
-        if "\n" not in text[open_:starts[0]]:  # aligned with the opening bracket
-            col = self.column(starts[0])
-        else:  # a hanging indent: the one the last argument's line has
-            line = text[text.rfind("\n", 0, end) + 1:end]
-            col = len(line) - len(line.lstrip())
-        return end, f",\n{' ' * col}{new}"
 
     # 5. an __init__ stores it -----------------------------------------------------------
     def stores(self, p: Param) -> list[Span]:

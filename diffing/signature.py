@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .arglist import insert_argument, line_limit
 from .edits import ast_offset as _offset
 from .edits import line_starts
 from .proposal import Span
@@ -95,7 +96,7 @@ def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
         tree = ast.parse(text)
     except SyntaxError:
         return []
-    starts = line_starts(text)
+    starts, limit = line_starts(text), line_limit(text)
     spans = []
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call) or not change.called_by(call):
@@ -106,7 +107,7 @@ def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
         if open_ < 0 or text[close] != ")":
             continue
         inner = text[open_ + 1:close]
-        updated = update_arguments(text, starts, call, open_ + 1, change)
+        updated = update_arguments(text, starts, call, open_ + 1, change, limit)
         if updated is None or updated == inner:
             continue  # the new signature accepts this call as it is, or nothing is knowable
         reason = f"call to {change.name}() on line {call.lineno}: {change.subkind}"
@@ -115,8 +116,10 @@ def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
 
 
 def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
-                     change: SignatureChange) -> str | None:
+                     change: SignatureChange, limit: int) -> str | None:
     """Return the argument list updated for the new signature, or None when it can't be.
+
+    An inserted argument that would take its line past ``limit`` wraps (:mod:`.arglist`).
 
     ``*args``/``**kw`` at the call make the binding of positions unknown: only keywords the
     call names are renamed or dropped.
@@ -151,41 +154,38 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
             if starred or p.name in old_names or p.default or p.name in kw_index or \
                     p.kind in ("vararg", "kwarg"):
                 continue  # (a call that names it already passes it)
-            edits.append(_insert(inner, items, len(call.args), inserted, old_pos, new_pos,
-                                 p))
+            at, end, insert = _insert(text, [(a + base, b + base) for a, b in items],
+                                      len(call.args), inserted, old_pos, new_pos, p,
+                                      base - 1, base + len(inner), limit)
+            edits.append((at - base, end - base, insert))
             inserted += 1
     return _apply(inner, edits)
 
 
-def _insert(inner: str, items: list[tuple[int, int]], n_call: int, inserted: int,
-            old_pos: list[str], new_pos: list[str], p: Param) -> tuple[int, int, str]:
+def _insert(text: str, items: list[tuple[int, int]], n_call: int, inserted: int,
+            old_pos: list[str], new_pos: list[str], p: Param, open_: int, close: int,
+            limit: int) -> tuple[int, int, str]:
     """Pass ``p`` by its own name, positionally when possible, else as ``p=p`` at the end.
 
     Positionally when every kept parameter before it is passed positionally at this call
-    (it goes before the argument of the next kept one). ``inserted`` counts earlier
-    insertions; several at one point keep their order. After the last argument of a call
-    laid out one argument a line, on a line of its own.
+    (it goes after the argument of the kept one before it). ``inserted`` counts earlier
+    insertions; several at one point keep their order. Laid out as the call is
+    (:mod:`.arglist`). Offsets are ``text``'s.
     """
-    def after(i: int, text: str) -> tuple[int, int, str]:
-        e = items[i][1]
-        if i == len(items) - 1 and i > 0 and "\n" in inner[items[i - 1][1]:items[i][0]]:
-            line = inner[inner.rfind("\n", 0, items[i][0]) + 1:items[i][0]]
-            return e, e, f",\n{line}{text}"
-        return e, e, f", {text}"
+    def after(k: int | None, new: str) -> tuple[int, int, str]:
+        at, insert = insert_argument(text, items, k, new, open_, close, limit)
+        return at, at, insert
 
     if p.name in new_pos:
         kept = [q for q in new_pos[:new_pos.index(p.name)] if q in old_pos]
         if all(old_pos.index(q) < n_call for q in kept):
-            need = len(kept)
-            if need < n_call:
-                return items[need][0], items[need][0], f"{p.name}, "
-            if n_call == 0:
-                lead = ", " if inserted and not items else ""
-                return 0, 0, lead + p.name + (", " if items else "")
-            return after(n_call - 1, p.name)
+            need = min(len(kept), n_call)
+            if need == 0 and inserted and not items:
+                return open_ + 1, open_ + 1, f", {p.name}"
+            return after(need - 1 if need else None, p.name)
     if items:
         return after(len(items) - 1, f"{p.name}={p.name}")
-    return 0, 0, f"{', ' if inserted else ''}{p.name}={p.name}"
+    return open_ + 1, open_ + 1, f"{', ' if inserted else ''}{p.name}={p.name}"
 
 
 def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:

@@ -181,3 +181,19 @@ def test_a_call_laid_out_one_argument_a_line_gets_the_new_one_on_a_line_of_its_o
     after = before.replace("def f(a, b=0)", "def f(a, b=0, *, c)")
     assert [s.mechanical for s in affected_spans(before, after)] == [
         ("\n    1,\n    b=2,\n    c=c,\n",), ("1, b=2, c=c",)]
+
+
+def test_a_positional_argument_inserted_mid_call_keeps_one_argument_a_line():
+    before = "def f(a, c):\n    return a\n\n\nf(\n    1,\n    3,\n)\nf(1, 3)\n"
+    after = before.replace("def f(a, c)", "def f(a, b, c)")
+    assert [s.mechanical for s in affected_spans(before, after)] == [
+        ("\n    1,\n    b,\n    3,\n",), ("1, b, 3",)]
+
+
+def test_a_call_site_that_would_run_past_the_longest_line_wraps():
+    call = "result = compute(first_argument, second_argument, third_argument, fourth)\n"
+    before = f"def compute(a, b, c, d):\n    return a\n\n\n{call}"
+    after = before.replace("(a, b, c, d)", "(a, b, c, d, *, extra)")
+    (span,) = affected_spans(before, after)
+    assert span.mechanical == ("first_argument, second_argument, third_argument, fourth,\n"
+                               "                 extra=extra",)
