@@ -10,13 +10,11 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
-import io
 import keyword
-import re
-import tokenize
 from dataclasses import dataclass, replace
 
 from .edits import ast_offset, line_starts
+from .mentions import mentions
 from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
@@ -104,48 +102,6 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
         spans += [s for s in mentions(after, ch.to_after(start) or start, old, new)
                   if (s.start, s.end) not in taken]
     return sorted(spans, key=lambda s: s.start)
-
-
-def mentions(text: str, offset: int, old: str, new: str) -> list[Span]:
-    """Return whole-word mentions of ``old`` in the strings and comments of a function.
-
-    The function is the innermost around ``offset``: a docstring's ``*func*`` or doctest line
-    follows a renamed parameter.
-    """
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return []
-    starts, body = line_starts(text), None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            a = ast_offset(text, starts, node.lineno, node.col_offset)
-            b = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
-            if a <= offset < b and (body is None or b - a < body[1] - body[0]):
-                body = (a, b)
-    if body is None:
-        return []
-    word = re.compile(rf"(?<![\w]){re.escape(old)}(?![\w])")
-    out = []
-    for kind, a, b in _strings_and_comments(text, starts):
-        if body[0] <= a and b <= body[1]:
-            out += [Span(m.start(), m.end(), "rename",
-                         f"'{old}' mentioned in a {kind}; renamed to '{new}'", (new,))
-                    for m in word.finditer(text, a, b)]
-    return out
-
-
-def _strings_and_comments(text: str, starts: list[int]) -> list[tuple[str, int, int]]:
-    out = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type in (tokenize.STRING, tokenize.COMMENT):
-                a = starts[tok.start[0] - 1] + tok.start[1]
-                b = starts[tok.end[0] - 1] + tok.end[1]
-                out.append(("comment" if tok.type == tokenize.COMMENT else "string", a, b))
-    except (tokenize.TokenError, SyntaxError):
-        return []
-    return out
 
 
 def signature_spans(before: str, after: str, ch: Change) -> list[Span]:

@@ -1,0 +1,105 @@
+"""Where a function's docstring and comments mention a parameter the user renamed.
+
+A docstring that says ``*func*`` or ``:param func:`` is about the parameter and follows its
+new name; one that says "a multiple of *n*" is English that happens to share a parameter's
+name (more-itertools' ``multiple`` → ``next_multiple``), and a string that is not the docstring
+is data (scrapy's ``"INSERT INTO %s (domain, ...)"`` names a column, not the ``domain``
+parameter). So a mention follows when it is marked up as code — emphasis, an inline literal, a
+field list, an argument list entry, a doctest line — or when the name could not be an English
+word (an underscore, a digit, a capital inside it).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+from .edits import ast_offset, line_starts
+from .proposal import Span
+
+# inline literals and emphasis on one line: ``code``, `code`, *emphasis*
+_MARKUP = re.compile(r"``[^`\n]+``|`[^`\n]+`|\*[^*\s][^*\n]*\*")
+_FIELD = re.compile(r":\w+(?:\s+[\w.\[\], ]+?)?\s+$")  # ":param ", ":type ", ":param int "
+
+
+def mentions(text: str, offset: int, old: str, new: str) -> list[Span]:
+    """Return the mentions of ``old`` to rename in the docstring and comments of a function.
+
+    The function is the innermost around ``offset``.
+    """
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    starts, fn, body = line_starts(text), None, None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            a = ast_offset(text, starts, node.lineno, node.col_offset)
+            b = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
+            if a <= offset < b and (body is None or b - a < body[1] - body[0]):
+                fn, body = node, (a, b)
+    if fn is None or body is None:
+        return []
+    doc = _docstring(text, starts, fn)
+    word = re.compile(rf"(?<![\w]){re.escape(old)}(?![\w])")
+    plain = "_" not in old and not any(c.isdigit() for c in old) and old[1:].islower()
+    out = []
+    for kind, a, b in _strings_and_comments(text, starts):
+        if not (body[0] <= a and b <= body[1]) or (kind == "string" and (a, b) != doc):
+            continue
+        out += [Span(m.start(), m.end(), "rename",
+                     f"'{old}' mentioned in a {'docstring' if kind == 'string' else kind}; "
+                     f"renamed to '{new}'", (new,))
+                for m in word.finditer(text, a, b)
+                if not plain or _marked(text, m.start(), m.end(), a)]
+    return out
+
+
+def _marked(text: str, a: int, b: int, token: int) -> bool:
+    """Whether the mention at ``text[a:b]`` is marked up as code on its line.
+
+    ``token`` is where its docstring or comment starts: a trailing comment's line is read
+    from the ``#``.
+    """
+    ls = max(text.rfind("\n", 0, a) + 1, token)
+    le = text.find("\n", b)
+    line = text[ls:le if le >= 0 else len(text)]
+    at, end = a - ls, b - ls
+    before, after = line[:at], line[end:]
+    if line.lstrip().startswith((">>>", "...")):
+        return True  # a doctest line is code
+    if any(m.start() < at and end < m.end() for m in _MARKUP.finditer(line)):
+        return True
+    if _FIELD.search(before) and after.startswith(":"):
+        return True  # :param name: / :type name:
+    stripped = before.strip().lstrip("#").strip()
+    return not stripped.strip("*") and re.match(r"\*{0,2}\s*(\(|:)", after) is not None
+
+
+def _docstring(text: str, starts: list[int], fn: ast.AST) -> tuple[int, int] | None:
+    """Offsets of the function's docstring token, None if it has none."""
+    first = fn.body[0] if fn.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return None
+    node = first.value
+    return (ast_offset(text, starts, node.lineno, node.col_offset),
+            ast_offset(text, starts, node.end_lineno, node.end_col_offset))
+
+
+def _strings_and_comments(text: str, starts: list[int]) -> list[tuple[str, int, int]]:
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.STRING, tokenize.COMMENT):
+                a = starts[tok.start[0] - 1] + tok.start[1]
+                b = starts[tok.end[0] - 1] + tok.end[1]
+                out.append(("comment" if tok.type == tokenize.COMMENT else "string", a, b))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return out
+
+
+__all__ = ["mentions"]

@@ -1,0 +1,52 @@
+"""A renamed parameter's mentions: code-like ones follow it, English words and data stay."""
+
+from remask.diffing.spans import affected_spans
+
+DOC = '''def padded(n, multiple=False, fill_value=None):
+    """Pad to *n* items, or to a multiple of n if *multiple* is set.
+
+    If ``multiple`` is true, so is `multiple`. A multiple here is English.
+
+    :param multiple: whether to pad to a multiple
+    :type multiple: bool
+
+    Args:
+        multiple (bool): the same, Google style
+        fill_value: what pads; a bare fill_value is still the parameter
+
+    >>> padded(3, multiple=True)
+    """
+    query = "SELECT multiple FROM t"  # multiple: a comment that names it
+    # a multiple of n, in a comment: English
+    return multiple, fill_value, query
+'''
+
+
+def _renamed(old: str, new: str) -> list[str]:
+    after = DOC.replace(f"def padded(n, {old}=", f"def padded(n, {new}=", 1) \
+        if old == "multiple" else DOC.replace(f"{old}=None)", f"{new}=None)", 1)
+    lines = after.splitlines()
+    out = []
+    for s in affected_spans(DOC, after):
+        if "mentioned" in s.reason:
+            row = after.count("\n", 0, s.start)
+            out.append(lines[row].strip())
+    return out
+
+
+def test_only_code_like_mentions_of_an_english_word_follow_the_rename():
+    assert _renamed("multiple", "next_multiple") == [
+        '"""Pad to *n* items, or to a multiple of n if *multiple* is set.',
+        "If ``multiple`` is true, so is `multiple`. A multiple here is English.",
+        "If ``multiple`` is true, so is `multiple`. A multiple here is English.",
+        ":param multiple: whether to pad to a multiple",
+        ":type multiple: bool",
+        "multiple (bool): the same, Google style",
+        ">>> padded(3, multiple=True)",
+        'query = "SELECT multiple FROM t"  # multiple: a comment that names it',
+    ]
+
+
+def test_a_name_that_is_no_english_word_follows_everywhere_but_in_data():
+    got = _renamed("fill_value", "fillvalue")
+    assert got == ["fill_value: what pads; a bare fill_value is still the parameter"] * 2
