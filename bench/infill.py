@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from remask.diffing.canvas import HOLE_LENGTH_NORM, HOLE_SAMPLES
 from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.diffing.verify import passes
 from remask.infill.engine import Engine, load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
@@ -32,6 +34,7 @@ from .humaneval import DEFAULT_DATA, SPLITS, Task, load_tasks, subset
 from .report import report
 from .sandbox import SandboxConfig, network_isolation
 
+DOCTEST = f"{sys.executable} -m doctest task.py"  # --verify-examples: the prompt's >>> lines
 COLUMNS = ["model", "split", "tasks", "pass@1", "empty_rate", "exact_match", "edit_sim",
            "forward_passes_per_task", "tokens_per_forward", "kept_tokens_per_forward",
            "kept_tokens_per_step",
@@ -138,8 +141,8 @@ def progress(label: str) -> Progress:
 
 def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
                  oracle_length: bool = False, label: str = "generate",
-                 rewriter: Rewriter | None = None, marker: str | None = None
-                 ) -> list[TaskResult]:
+                 rewriter: Rewriter | None = None, marker: str | None = None,
+                 verify_examples: bool = False) -> list[TaskResult]:
     """Generate every task's middle with ``engine``; the sandbox is not run here.
 
     With ``rewriter`` each middle is what ``remask fill`` would write there
@@ -150,7 +153,9 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
     fill comes first, so one-time costs (lazy kernels, allocator growth) don't land on the
     first task's latency. Its prompt ends in a way no task's does: the models keep recent
     contexts (cut to the text nearest the hole), and a warm-up on the first task's own would
-    spare that task its prefill.
+    spare that task its prefill. With ``verify_examples`` (and ``rewriter``) the middle is the
+    first ranked candidate whose program passes its docstring's examples (``doctest``, through
+    :func:`remask.diffing.verify.passes` as ``remask fill --verify`` runs it), else empty.
     """
     if tasks:
         engine.fill(tasks[0].prompt + "# warm-up\n", tasks[0].suffix, sampler=sampler)
@@ -173,6 +178,8 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
                 res = rewriter.denoise_span(t.prompt + t.suffix, at, at, "task.py",
                                             sampler=sampler)
                 text, trace = res.text or "", res.trace
+                if verify_examples:
+                    text = first_passing_examples(t, res.candidates)
                 tokens = len(engine.tokenizer.encode(text))
             seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
             out.append(TaskResult(t.task_id, text, tokens, trace["forward_passes"],
@@ -182,6 +189,16 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
                                   edit_similarity(text, t.canonical_solution)))
             bar.advance(job)
     return out
+
+
+def first_passing_examples(task: Task, candidates: list[str]) -> str:
+    """The first of ``candidates`` whose program passes the prompt's doctests, else ""."""
+    with tempfile.TemporaryDirectory(prefix="remask-examples-") as tmp:
+        path = Path(tmp) / "task.py"
+        for c in candidates:
+            if passes(DOCTEST, path, task.prompt + c + task.suffix, timeout=10):
+                return c
+    return ""
 
 
 def judge_all(tasks: list[Task], results: list[TaskResult], cfg: SandboxConfig,
@@ -252,6 +269,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rewriter", action="store_true",
                    help="fill as `remask fill` does: a candidate that adds a syntax error is "
                         "re-masked, then dropped (a task left with none fails)")
+    p.add_argument("--verify-examples", action="store_true",
+                   help="with --rewriter: keep the first ranked candidate that passes the "
+                        "prompt's own >>> examples, as `remask fill --verify 'python -m doctest "
+                        "FILE'` would (none passes: no proposal). Another measure than pass@1: "
+                        "it runs the visible examples")
     p.set_defaults(func=run)
 
 
@@ -264,6 +286,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--samples must not be negative")
         if args.rewriter and args.oracle_length:
             raise ValueError("--rewriter and --oracle-length: the rewriter never knows the length")
+        if args.verify_examples and not args.rewriter:
+            raise ValueError("--verify-examples needs --rewriter")
         engine = load_engine(args.model, precision=args.precision)
     except ValueError as e:
         print(f"remask bench infill: {e}", file=sys.stderr)
@@ -271,9 +295,12 @@ def run(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     sampler = task_sampler(threshold=args.threshold, max_steps=args.steps, samples=args.samples)
     rewriter = Rewriter(engine, RewriterConfig(sampler=sampler)) if args.rewriter else None
-    results = generate_all(engine, tasks, sampler, args.oracle_length, rewriter=rewriter)
+    results = generate_all(engine, tasks, sampler, args.oracle_length, rewriter=rewriter,
+                           verify_examples=args.verify_examples)
     judge_all(tasks, results, SandboxConfig(timeout=args.timeout))
     name = f"{engine.name} (rewriter)" if args.rewriter else engine.name
+    if args.verify_examples:
+        name = f"{engine.name} (rewriter, examples verified)"
     row = {"model": name, "split": args.split, **summarize(results)}
     notes = []
     if args.oracle_length and not engine.is_diffusion:
@@ -281,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
     meta = {"split": args.split, "limit": args.limit, "oracle_length": args.oracle_length,
             "threshold": args.threshold, "steps": args.steps, "samples": args.samples,
             "model": str(args.model or "bundled"),
-            "rewriter": args.rewriter,
+            "rewriter": args.rewriter, "verify_examples": args.verify_examples,
             "diffusion": engine.is_diffusion, "threads": args.threads,
             "precision": args.precision, "dtype": str(compute_dtype(args.precision)),
             "sandbox_network": network_isolation(),

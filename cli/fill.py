@@ -24,6 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--samples", type=int, default=HOLE_SAMPLES,
                    help="rows drawn beside the argmax rows for each hole "
                         f"(default {HOLE_SAMPLES}; 0: the argmax rows alone, faster)")
+    p.add_argument("--verify", default=None, metavar="CMD",
+                   help="shell command run on a temp copy of the project with the fill in "
+                        "(e.g. 'python -m doctest FILE'); the first ranked candidate it "
+                        "passes wins, none: nothing written")
     add_model_args(p)
     p.set_defaults(func=run)
 
@@ -33,13 +37,16 @@ def run(args: argparse.Namespace) -> int:
         return fail("fill", "--marker must not be empty")
     if args.samples < 0:
         return fail("fill", "--samples must not be negative")
+    if args.verify is not None and not args.verify.strip():
+        return fail("fill", "--verify must not be empty")
     try:
         text = read_source(args.file)
         with model_status() as status:
             status.engine = engine = engine_from_args(args)
             rewriter = Rewriter(engine, RewriterConfig(
                 marker=args.marker, candidates=args.candidates, sampler=engine.sampler,
-                line_threshold=args.line_threshold, hole_samples=args.samples))
+                line_threshold=args.line_threshold, hole_samples=args.samples,
+                verify=args.verify))
             proposal, results = rewriter.fill_holes(text, args.file, on_step=status.on_step)
     except (SourceError, UsageError) as e:
         return fail("fill", str(e))
@@ -56,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(unified_diff(text, new_text, args.file))
     if not complete:
         bad = sum(r.text is None for r in results)
-        print(f"{args.file}: {bad} of {len(results)} holes got no proposal that parses; "
+        why = f"passes '{args.verify}'" if args.verify and proposal is None and \
+            any(r.reason.startswith("no candidate passed") for r in results) else "parses"
+        print(f"{args.file}: {bad} of {len(results)} holes got no proposal that {why}; "
               "file left as it was", file=sys.stderr)
         return 1
     if args.write and proposal is not None:

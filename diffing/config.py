@@ -32,3 +32,4 @@ class RewriterConfig:
     kinds: frozenset[str] = frozenset(KINDS)
     span_cap: int = 600  # max characters re-denoised for one edit
     verify: str | None = None  # shell command on a temp copy; first passing candidate wins
+    verify_tries: int = 32  # at most this many runs of it for one ``fill_holes``

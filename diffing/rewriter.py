@@ -148,12 +148,45 @@ class Rewriter:
             if res.text is not None:
                 current = current[:start] + res.text + current[end:]
                 shift += len(res.text) - (end - start)
+        trace = merge_traces([r.trace for r in results])
+        if self.config.verify and path is not None and current != text:
+            current, results, trace = self._verified_holes(text, spans, results, path, trace)
         if current == text:
             return None, results
         n = sum(r.text is not None for r in results)
         return Proposal("hole", title("hole", n), spans, current,
-                        minimal_edits(text, current, _ranges(spans)),
-                        trace=merge_traces([r.trace for r in results])), results
+                        minimal_edits(text, current, _ranges(spans)), trace=trace), results
+
+    def _verified_holes(self, text: str, spans: list[Span], results: list[SpanResult],
+                        path: str, trace: dict) -> tuple[str, list[SpanResult], dict]:
+        """The holes' picks that pass ``config.verify``: the top ones, else one hole's next.
+
+        Holes are tried in order, each through its ranked candidates with the others at
+        their top picks (``config.verify_tries`` runs of the command at most); with one hole
+        that is the first ranked candidate that passes. None passing: every hole refused.
+        """
+        picks = [r.text for r in results]
+
+        def build(choice: list[str | None]) -> str:
+            out, pos = [], 0
+            for span, pick in zip(spans, choice, strict=True):
+                out += [text[pos:span.start], text[span.start:span.end] if pick is None else pick]
+                pos = span.end
+            return "".join(out) + text[pos:]
+
+        tries = [list(picks)]
+        for i, r in enumerate(results):
+            tries += [[*picks[:i], c, *picks[i + 1:]] for c in r.candidates if c != picks[i]]
+        for n, choice in enumerate(tries[:self.config.verify_tries], 1):
+            candidate = build(choice)
+            if passes(self.config.verify, path, candidate):
+                out = [replace(r, text=c) for r, c in zip(results, choice, strict=True)]
+                return candidate, out, {**trace, "verified": "top" if n == 1 else "alternative",
+                                        "verify_runs": n}
+        refused = [replace(r, text=None, reason=f"no candidate passed '{self.config.verify}'")
+                   for r in results]
+        return text, refused, {**trace, "verified": "none",
+                               "verify_runs": min(len(tries), self.config.verify_tries)}
 
     def denoise_span(self, text: str, start: int, end: int, path: str | None = None, *,
                      before: Document | None = None, sampler: SamplerConfig | None = None,

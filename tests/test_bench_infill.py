@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from remask.bench.humaneval import SPLITS, load_tasks, subset
+from remask.bench.humaneval import SPLITS, Task, load_tasks, subset
 from remask.bench.infill import (
     edit_similarity,
+    first_passing_examples,
     generate_all,
     is_exact,
     judge_all,
@@ -229,3 +230,11 @@ def _circular() -> dict:
     d: dict = {}
     d["d"] = d
     return d
+
+
+def test_verify_examples_keeps_the_first_candidate_its_doctests_pass():
+    prompt = 'def double(x):\n    """Twice x.\n\n    >>> double(2)\n    4\n    """\n'
+    task = Task("t/0", prompt, "", "    return x * 2\n", "", "double")
+    wrong, right = "    return x + 1\n", "    return x * 2\n"
+    assert first_passing_examples(task, [wrong, right, "    return 4\n"]) == right
+    assert first_passing_examples(task, [wrong]) == ""  # none passes: no proposal

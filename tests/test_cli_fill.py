@@ -139,3 +139,24 @@ def test_a_threshold_outside_0_1_exits_2_naming_the_flag(tmp_path, capsys, flag)
     err = capsys.readouterr().err
     assert f"{flag} must be in (0, 1]" in err and err.count("\n") == 1
     assert src.read_text() == "x = ???\n"
+
+
+def test_verify_takes_the_first_ranked_candidate_its_command_passes(tmp_path, capsys):
+    """The command runs on a copy with each ranked fill in; the user's file is untouched."""
+    src = tmp_path / "prog.py"
+    src.write_text("def mean(xs):\n    total = sum(xs)\n    return ???\n")
+    assert main(["fill", str(src), "--json"]) == 0
+    top = json.loads(capsys.readouterr().out)["text"]
+    (tmp_path / "top.txt").write_text(top)
+    not_top = "python -c \"import sys; sys.exit(open('prog.py').read() == open('top.txt').read())\""
+    assert main(["fill", str(src), "--json", "--verify", not_top]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["text"] != top and "???" not in out["text"]
+    assert out["trace"]["verified"] == "alternative" and out["trace"]["verify_runs"] == 2
+    assert not parse(out["text"]).has_errors()
+    # a command nothing passes: exit 1, one line, the file as it was
+    before = src.read_bytes()
+    assert main(["fill", str(src), "--write", "--verify", "false"]) == 1
+    assert "no proposal that passes 'false'" in capsys.readouterr().err
+    assert src.read_bytes() == before
+    assert main(["fill", str(src), "--verify", " "]) == 2
