@@ -15,6 +15,7 @@ from functools import cached_property
 
 from .edits import ast_offset, line_starts
 from .flow import webs
+from .signature import callee
 
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -286,11 +287,11 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
-        callee = _callee(node)
+        name = callee(node)
         for kw in node.keywords:
             if kw.arg is not None:
                 self.add(kw.arg, self.offset(kw.lineno, kw.col_offset), False, "keyword",
-                         function=callee)
+                         function=name)
 
     def visit_alias(self, node: ast.alias) -> None:
         if node.name == "*":
@@ -321,8 +322,3 @@ class _Collector(ast.NodeVisitor):
 def _all_args(args: ast.arguments) -> list[ast.arg]:
     extra = [a for a in (args.vararg, args.kwarg) if a is not None]
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *extra]
-
-
-def _callee(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""

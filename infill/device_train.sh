@@ -14,6 +14,11 @@
 # checkpoints as a fallback. "finish" waits at most DEADLINE seconds, then stops them (a
 # trainer checkpoints on SIGTERM) and exports. A trainer that dies in its first minute stops
 # the call at once, so a broken run costs seconds, not minutes.
+#
+# REMASK_GROW="--d-model 384 --n-layer 8" grows both bundles to that shape first (infill/
+# grow.py: the grown models compute what the bundles did), so a GPU session can spend its
+# minutes on capacity the 5.7M-parameter bundle no longer has; both grow alike, so the AR
+# baseline stays matched in size.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/out}"
@@ -73,6 +78,8 @@ start)
     common=(--device "${REMASK_DEVICE:-cuda}" --batch "${REMASK_BATCH:-256}"
             --lr "${REMASK_LR:-2e-3}" --ema 0.998 --max-minutes "$minutes"
             --cooldown "${REMASK_COOLDOWN:-0.4}" --eval-every 250 --threads 1)
+    read -ra grow <<< "${REMASK_GROW:-}"
+    common+=("${grow[@]}")
     setsid nohup python3 -m remask.cli train --name diffusion --objective diffusion \
         --init infill/bundled --workers 8 "${common[@]}" > /tmp/logs/diffusion.log 2>&1 < /dev/null &
     setsid nohup python3 -m remask.cli train --name ar --objective ar \
