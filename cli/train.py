@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--precision", choices=PRECISIONS, default="auto",
                    help="autocast dtype; auto uses bf16 only where the CPU has it natively")
     p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--warmup", type=int, default=TrainConfig.warmup,
+                   help="steps of linear lr warm-up at the start of each invocation")
     p.add_argument("--block", type=int, default=DataConfig.block)
     p.add_argument("--uncond-rate", type=float, default=DataConfig.uncond_rate,
                    help="share of examples that are a whole window with no context")
@@ -111,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
     model_cfg = ModelConfig(d_model=d_model, n_layer=args.n_layer or ModelConfig.n_layer,
                             n_head=args.n_head or ModelConfig.n_head,
                             d_ff=int(d_model * 8 / 3) // 16 * 16, shift=not args.no_shift)
+    if args.warmup < 1:
+        print("remask train: --warmup must be at least 1", file=sys.stderr)
+        return 2
     cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
+                      warmup=args.warmup,
                       threads=args.threads, precision=args.precision, eval_every=args.eval_every,
                       max_tokens=int(args.max_tokens), max_minutes=args.max_minutes,
                       cooldown=args.cooldown, device=args.device, workers=args.workers,
