@@ -54,6 +54,12 @@ def grow(model: Transformer, d_model: int, n_layer: int, seed: int = 0) -> Trans
     return out
 
 
+def shape_change(old: ModelConfig, to: tuple[int, int], tokens: int) -> dict:
+    """The training record of a growth at ``tokens``: curves before and after it differ."""
+    return {"tokens": tokens, "why": f"grown from {old.n_layer} layers × {old.d_model} to "
+                                     f"{to[1]} × {to[0]}"}
+
+
 def _widen(src: dict[str, Tensor], old: ModelConfig, new: ModelConfig, gen: torch.Generator
            ) -> dict[str, Tensor]:
     """``src`` at the new width (and d_ff), the layer count unchanged."""
@@ -125,4 +131,4 @@ def _deepen(src: dict[str, Tensor], n0: int, n1: int) -> dict[str, Tensor]:
     return dst
 
 
-__all__ = ["grow", "grown_config"]
+__all__ = ["grow", "grown_config", "shape_change"]

@@ -28,7 +28,7 @@ from safetensors.torch import load_file, save_file
 
 from .corpus import Corpus, build_corpus
 from .data import IGNORE, DataConfig, make_batch
-from .grow import grow
+from .grow import grow, shape_change
 from .model import ModelConfig, Transformer, infill_mask, load_model, save_model
 from .objectives import loss_positions, masked_ce, weighted_ce
 from .precision import compute_dtype
@@ -243,22 +243,25 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
     else:
         if init is not None:
             base = load_model(init)
-            if grow_to is not None:
+            prior = _read_json(init / "training.json")
+            shapes = list(prior.get("shape_changes", []))
+            if grow_to is not None:  # the curve records where the model changed
+                shapes.append(shape_change(base.cfg, grow_to, prior.get("tokens_total", 0)))
                 base = grow(base, *grow_to, seed=cfg.seed)
             model_cfg = ModelConfig(**{**asdict(base.cfg), "attention": _attention(cfg)})
             model = Transformer(model_cfg)
             model.load_state_dict(base.state_dict())
-            prior = _read_json(init / "training.json")
         else:
             model_cfg = ModelConfig(**{**asdict(model_cfg or ModelConfig()),
                                        "vocab_size": tok.vocab_size, "attention": _attention(cfg)})
             model = Transformer(model_cfg)
-            prior = {}
+            prior, shapes = {}, []
         heldout = heldout_id(corpus)
         state = {"step": 0, "tokens": 0, "tokens_before": prior.get("tokens_total", 0),
                  "curve": prior.get("curve", []), "config": _jsonable(asdict(cfg)),
                  "init": str(init) if init else None, "seconds": 0.0,
-                 "heldout": heldout, "heldout_changes": _heldout_changes(prior, heldout)}
+                 "heldout": heldout, "heldout_changes": _heldout_changes(prior, heldout),
+                 "shape_changes": shapes}
         if rank == 0:
             run.mkdir(parents=True, exist_ok=True)
             tok.save(run / "tokenizer.json")
@@ -375,7 +378,8 @@ def export(run: Path, out: Path, command: str, commit: str) -> dict:
             "train_seconds": round(state["seconds"]), "curve": state["curve"],
             "config": state["config"], "init": state.get("init"),
             "train_commands": state.get("commands", []), "command": command, "commit": commit,
-            "heldout": state.get("heldout"), "heldout_changes": state.get("heldout_changes", [])}
+            "heldout": state.get("heldout"), "heldout_changes": state.get("heldout_changes", []),
+            "shape_changes": state.get("shape_changes", [])}
     (tmp / "training.json").write_text(json.dumps(info, indent=1) + "\n")
     if out.exists():
         shutil.rmtree(out)

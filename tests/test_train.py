@@ -240,6 +240,9 @@ def test_remask_train_grows_its_init_and_resumes_at_the_grown_shape(home, tmp_pa
     cfg = json.loads((run / "config.json").read_text())
     assert (cfg["d_model"], cfg["n_layer"], cfg["n_head"]) == (48, 3, 3)
     assert load_model(run).num_params() > small.num_params()
+    state = json.loads((run / "state.json").read_text())
+    assert [c["why"] for c in state["shape_changes"]] == [
+        "grown from 2 layers × 32 to 3 × 48"]  # the curve says where the model changed
     # the same command resumes the grown run; another shape is refused in one line
     assert main([*args, "--name", "g1", "--d-model", "48", "--n-layer", "3", "--resume",
                  "--max-tokens", "1400"]) == 0
