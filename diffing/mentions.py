@@ -44,7 +44,7 @@ def mentions(text: str, offset: int, old: str, new: str) -> list[Span]:
         return []
     doc = _docstring(text, starts, fn)
     word = re.compile(rf"(?<![\w]){re.escape(old)}(?![\w])")
-    plain = "_" not in old and not any(c.isdigit() for c in old) and old[1:].islower()
+    plain = "_" not in old and not any(c.isdigit() for c in old) and old[1:] == old[1:].lower()
     out = []
     for kind, a, b in _strings_and_comments(text, starts):
         if not (body[0] <= a and b <= body[1]) or (kind == "string" and (a, b) != doc):

@@ -50,3 +50,12 @@ def test_only_code_like_mentions_of_an_english_word_follow_the_rename():
 def test_a_name_that_is_no_english_word_follows_everywhere_but_in_data():
     got = _renamed("fill_value", "fillvalue")
     assert got == ["fill_value: what pads; a bare fill_value is still the parameter"] * 2
+
+
+def test_a_one_letter_name_is_a_word_too():
+    before = 'def f(a):\n    """Return a copy of *a*, a list."""\n    return list(a)\n'
+    after = before.replace("def f(a)", "def f(items)")
+    got = [after[s.start:s.end] for s in affected_spans(before, after)]
+    assert got == ["a", "a"]  # *a* in the docstring and the read in the body, nothing else
+    spans = affected_spans(before, after)
+    assert [after.count("\n", 0, s.start) for s in spans] == [1, 2]
