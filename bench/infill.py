@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,16 +24,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from remask.diffing.canvas import HOLE_LENGTH_NORM, HOLE_SAMPLES
 from remask.diffing.rewriter import Rewriter, RewriterConfig
-from remask.diffing.verify import passes
 from remask.infill.engine import Engine, load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
 
 from .humaneval import DEFAULT_DATA, SPLITS, Task, load_tasks, subset
 from .report import report
-from .sandbox import SandboxConfig, network_isolation
+from .sandbox import SandboxConfig, network_isolation, run_program
 
-DOCTEST = f"{sys.executable} -m doctest task.py"  # --verify-examples: the prompt's >>> lines
+# --verify-examples: run the >>> lines of the program's functions, as `python -m doctest`
+# would, and fail on any (the sandbox execs a program in a dict, so `testmod()` sees nothing)
+DOCTEST = """
+
+import doctest as _doctest, sys as _sys
+_runner = _doctest.DocTestRunner(verbose=False)
+for _f in [v for v in globals().values() if getattr(v, "__globals__", None) is globals()]:
+    for _test in _doctest.DocTestFinder(recurse=False).find(_f, globs=globals()):
+        _runner.run(_test, out=lambda _text: None)
+_sys.exit(1 if _runner.failures else 0)
+"""
 COLUMNS = ["model", "split", "tasks", "pass@1", "empty_rate", "exact_match", "edit_sim",
            "forward_passes_per_task", "tokens_per_forward", "kept_tokens_per_forward",
            "kept_tokens_per_step",
@@ -154,8 +162,8 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
     first task's latency. Its prompt ends in a way no task's does: the models keep recent
     contexts (cut to the text nearest the hole), and a warm-up on the first task's own would
     spare that task its prefill. With ``verify_examples`` (and ``rewriter``) the middle is the
-    first ranked candidate whose program passes its docstring's examples (``doctest``, through
-    :func:`remask.diffing.verify.passes` as ``remask fill --verify`` runs it), else empty.
+    first ranked candidate whose program passes its docstring's examples
+    (:func:`first_passing_examples`), else empty.
     """
     if tasks:
         engine.fill(tasks[0].prompt + "# warm-up\n", tasks[0].suffix, sampler=sampler)
@@ -191,13 +199,16 @@ def generate_all(engine: Engine, tasks: list[Task], sampler: SamplerConfig,
     return out
 
 
-def first_passing_examples(task: Task, candidates: list[str]) -> str:
-    """The first of ``candidates`` whose program passes the prompt's doctests, else ""."""
-    with tempfile.TemporaryDirectory(prefix="remask-examples-") as tmp:
-        path = Path(tmp) / "task.py"
-        for c in candidates:
-            if passes(DOCTEST, path, task.prompt + c + task.suffix, timeout=10):
-                return c
+def first_passing_examples(task: Task, candidates: list[str],
+                           cfg: SandboxConfig | None = None) -> str:
+    """The first of ``candidates`` whose program passes the prompt's doctests, else "".
+
+    The selection ``remask fill --verify 'python -m doctest FILE'`` makes, but run in the
+    benchmark's sandbox: these are model-written programs, like the ones the judge runs.
+    """
+    for c in candidates:
+        if run_program(task.prompt + c + task.suffix + DOCTEST, cfg).passed:
+            return c
     return ""
 
 

@@ -23,7 +23,6 @@ is every file), only the calls listed in the prelude are refused.
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import signal
 import subprocess
@@ -32,6 +31,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from remask.diffing.verify import kill_group
 
 MIB = 1 << 20
 
@@ -148,18 +149,10 @@ def run_program(source: str, cfg: SandboxConfig | None = None) -> Outcome:
                 return Outcome("timeout", f"killed after {cfg.timeout:g}s",
                                time.perf_counter() - t0)
             finally:
-                _kill_group(proc)  # on timeout, and any children the program left behind
+                kill_group(proc)  # on timeout, and any children the program left behind
         tail = (work / "stderr").read_bytes()[-4096:].decode("utf-8", "replace")
     lines = [ln for ln in tail.splitlines() if ln.strip()]
     detail = lines[-1] if lines else ("" if code == 0 else f"exit code {code}")
     if code in (-signal.SIGXCPU, -signal.SIGKILL):  # the kernel's answer to RLIMIT_CPU
         detail = f"killed by {signal.Signals(-code).name} (CPU limit {cfg.cpu_seconds}s)"
     return Outcome("passed" if code == 0 else "failed", detail, time.perf_counter() - t0)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()

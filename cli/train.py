@@ -92,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         if not 0.0 <= getattr(args, flag) <= 1.0:
             print(f"remask train: --{flag.replace('_', '-')} must be in [0, 1]", file=sys.stderr)
             return 2
+    if args.warmup < 1:
+        print("remask train: --warmup must be at least 1", file=sys.stderr)
+        return 2
     if args.cooldown and not (args.max_tokens or args.max_minutes):
         print("remask train: --cooldown needs --max-tokens or --max-minutes", file=sys.stderr)
         return 2
@@ -113,9 +116,6 @@ def run(args: argparse.Namespace) -> int:
     model_cfg = ModelConfig(d_model=d_model, n_layer=args.n_layer or ModelConfig.n_layer,
                             n_head=args.n_head or ModelConfig.n_head,
                             d_ff=int(d_model * 8 / 3) // 16 * 16, shift=not args.no_shift)
-    if args.warmup < 1:
-        print("remask train: --warmup must be at least 1", file=sys.stderr)
-        return 2
     cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
                       warmup=args.warmup,
                       threads=args.threads, precision=args.precision, eval_every=args.eval_every,

@@ -51,8 +51,13 @@ def _run(command: str, cwd: Path, timeout: float) -> int | None:
     except subprocess.TimeoutExpired:
         return None
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        kill_group(proc)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kill the process group ``proc`` leads (started with ``start_new_session``) and reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
