@@ -45,6 +45,7 @@ def test_train_resume_and_export(home, tmp_path):
     assert state["step"] == 3 and state["curve"]
     assert _train(home, "r1", "--max-tokens", "1000") == 2  # exists: needs --resume
     assert _train(home, "r9", "--uncond-rate", "1.5") == 2
+    assert _train(home, "r9", "--warmup", "0") == 2
     assert _train(home, "r1", "--resume", "--max-tokens", "2000") == 0
     state = json.loads((home / "runs" / "r1" / "state.json").read_text())
     assert state["step"] == 6
@@ -56,10 +57,12 @@ def test_train_resume_and_export(home, tmp_path):
                                                "tokenizer.json", "training.json"}
     # adapt the AR checkpoint to diffusion; tokens add up across the two phases
     assert main(["train", "--home", str(home), "--name", "d1", "--objective", "diffusion",
-                 "--init", str(out), *TINY, "--max-tokens", "1000", "--uncond-rate", "0.3"]) == 0
+                 "--init", str(out), *TINY, "--max-tokens", "1000", "--uncond-rate", "0.3",
+                 "--warmup", "5"]) == 0
     dstate = json.loads((home / "runs" / "d1" / "state.json").read_text())
     assert dstate["tokens_before"] == info["tokens_total"]
     assert dstate["config"]["data"]["uncond_rate"] == 0.3
+    assert dstate["config"]["warmup"] == 5
     assert json.loads((home / "runs" / "d1" / "config.json").read_text())["attention"] == "infill"
 
 
