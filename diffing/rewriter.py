@@ -32,7 +32,7 @@ from .proposal import Proposal, Span
 from .repair import Unit, mechanical_repairs, units_from_errors
 from .spans import affected_spans, cursor_hole, repair_units
 from .syntax import Document, error_signature, new_errors, parse
-from .verify import passes
+from .verify import Checkout
 
 __all__ = ["Rewriter", "RewriterConfig", "SpanResult"]
 
@@ -177,12 +177,13 @@ class Rewriter:
         tries = [list(picks)]
         for i, r in enumerate(results):
             tries += [[*picks[:i], c, *picks[i + 1:]] for c in r.candidates if c != picks[i]]
-        for n, choice in enumerate(tries[:self.config.verify_tries], 1):
-            candidate = build(choice)
-            if passes(self.config.verify, path, candidate):
-                out = [replace(r, text=c) for r, c in zip(results, choice, strict=True)]
-                return candidate, out, {**trace, "verified": "top" if n == 1 else "alternative",
-                                        "verify_runs": n}
+        with Checkout(self.config.verify, path) as checkout:
+            for n, choice in enumerate(tries[:self.config.verify_tries], 1):
+                candidate = build(choice)
+                if checkout.passes(candidate):
+                    out = [replace(r, text=c) for r, c in zip(results, choice, strict=True)]
+                    return candidate, out, {**trace, "verify_runs": n,
+                                            "verified": "top" if n == 1 else "alternative"}
         refused = [replace(r, text=None, reason=f"no candidate passed '{self.config.verify}'")
                    for r in results]
         return text, refused, {**trace, "verified": "none",
@@ -373,11 +374,12 @@ class Rewriter:
         """With ``config.verify``, the first candidate whose command passes, else None."""
         if p is None or not self.config.verify or path is None:
             return p
-        for text in [p.text, *p.alternatives]:
-            if passes(self.config.verify, path, text):
-                return replace(p, text=text, edits=minimal_edits(base, text), alternatives=[],
-                               trace={**p.trace, "verified": text == p.text and "top" or
-                                      "alternative"})
+        with Checkout(self.config.verify, path) as checkout:
+            for text in [p.text, *p.alternatives]:
+                if checkout.passes(text):
+                    return replace(p, text=text, edits=minimal_edits(base, text),
+                                   alternatives=[], trace={**p.trace, "verified": text == p.text
+                                                           and "top" or "alternative"})
         return None
 
 

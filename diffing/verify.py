@@ -2,8 +2,9 @@
 
 A proposal that parses can still be wrong; when the user names a command, each candidate is
 written into a throw-away copy of the project and the first one whose command exits 0 wins.
-The user's own files are never touched, and a hung command is killed at the timeout with
-every process it started.
+The project is copied once for all of a proposal's candidates (:class:`Checkout`), not once a
+candidate: 32 copies of a big project cost more than the command. The user's own files are
+never touched, and a hung command is killed at the timeout with every process it started.
 """
 
 from __future__ import annotations
@@ -25,16 +26,43 @@ def project_root(path: str | Path) -> Path:
     return cwd if cwd in path.parents else path.parent
 
 
-def passes(command: str, path: str | Path, text: str, timeout: float = 600.0) -> bool:
-    """Return whether ``command`` exits 0 in a copy of the project with ``path`` set to ``text``."""
-    root = project_root(path)
-    rel = Path(path).resolve().relative_to(root)
-    with tempfile.TemporaryDirectory(prefix="remask-verify-") as tmp:
-        copy = Path(tmp) / root.name
-        shutil.copytree(root, copy, ignore=_IGNORE, symlinks=True)
-        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
-        (copy / rel).write_bytes(text.encode("utf-8"))
-        return _run(command, copy, timeout) == 0
+class Checkout:
+    """A temp copy of ``path``'s project, into which candidates for ``path`` go one by one.
+
+    Each candidate's file gets an mtime a whole second after the one before: bytecode caches
+    (Python's ``.pyc``, pytest's rewritten tests) key on the source's size and its mtime in
+    seconds, so two candidates of one size written within a second would otherwise run the
+    first one's cached code. What the command itself leaves in the copy stays for the next.
+    """
+
+    def __init__(self, command: str, path: str | Path, timeout: float = 600.0) -> None:
+        self.command, self.timeout = command, timeout
+        self._root = project_root(path)
+        self._rel = Path(path).resolve().relative_to(self._root)
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._runs = 0
+
+    def __enter__(self) -> Checkout:
+        self._tmp = tempfile.TemporaryDirectory(prefix="remask-verify-")
+        self._copy = Path(self._tmp.name) / self._root.name
+        shutil.copytree(self._root, self._copy, ignore=_IGNORE, symlinks=True)
+        target = self._copy / self._rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._mtime = int(target.stat().st_mtime) if target.exists() else 0
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def passes(self, text: str) -> bool:
+        """Return whether the command exits 0 with ``path`` set to ``text`` in the copy."""
+        self._runs += 1
+        target = self._copy / self._rel
+        target.write_bytes(text.encode("utf-8"))
+        stamp = self._mtime + self._runs
+        os.utime(target, (stamp, stamp))
+        return _run(self.command, self._copy, self.timeout) == 0
 
 
 def _run(command: str, cwd: Path, timeout: float) -> int | None:

@@ -1,10 +1,10 @@
-"""The verifier runs a command on a copy and, past its timeout, kills all it started."""
+"""The verifier runs a command on one copy per proposal and kills all it started."""
 
 import subprocess
 import time
 import uuid
 
-from remask.diffing.verify import passes
+from remask.diffing.verify import Checkout
 
 
 def _alive(tag: str) -> bool:
@@ -18,7 +18,8 @@ def test_a_hung_command_is_killed_with_every_process_it_started(tmp_path):
     # the shell forks a python that never ends (as a fill with `while True:` under doctest)
     command = f"python -c 'import time; time.sleep(300)' {tag} ; true"
     t0 = time.monotonic()
-    assert not passes(command, path, "x = 2\n", timeout=1.0)
+    with Checkout(command, path, timeout=1.0) as checkout:
+        assert not checkout.passes("x = 2\n")
     assert time.monotonic() - t0 < 30
     for _ in range(20):
         if not _alive(tag):
@@ -30,12 +31,35 @@ def test_a_hung_command_is_killed_with_every_process_it_started(tmp_path):
 def test_a_passing_command_sees_the_candidate_and_leaves_the_file(tmp_path):
     path = tmp_path / "m.py"
     path.write_text("x = 1\n")
-    assert passes("python -c 'import m; assert m.x == 2'", path, "x = 2\n", timeout=60)
-    assert not passes("python -c 'import m; assert m.x == 2'", path, "x = 3\n", timeout=60)
+    with Checkout("python -c 'import m; assert m.x == 2'", path, timeout=60) as checkout:
+        assert checkout.passes("x = 2\n")
+        assert not checkout.passes("x = 3\n")
     assert path.read_text() == "x = 1\n"
     # a background child the command leaves behind does not outlive the check
     tag = f"remask-verify-test-{uuid.uuid4().hex}"
-    assert passes(f"(python -c 'import time; time.sleep(300)' {tag} &) ; true", path,
-                  "x = 2\n", timeout=60)
+    with Checkout(f"(python -c 'import time; time.sleep(300)' {tag} &) ; true", path,
+                  timeout=60) as checkout:
+        assert checkout.passes("x = 2\n")
     time.sleep(0.3)
     assert not _alive(tag)
+
+
+def test_candidates_of_one_size_never_run_the_one_before_from_its_bytecode(tmp_path):
+    """Python's .pyc keys on size and mtime in seconds: four runs well inside one second."""
+    (tmp_path / "m.py").write_text("x = 0\n")
+    (tmp_path / "t.py").write_text("import sys, m\nsys.exit(m.x != 3)\n")
+    command = "env -u PYTHONDONTWRITEBYTECODE python t.py"  # a user's shell writes them
+    with Checkout(command, tmp_path / "m.py", timeout=60) as checkout:
+        assert [checkout.passes(f"x = {i}\n") for i in (1, 2, 3, 4)] == [False, False, True,
+                                                                          False]
+        assert any(checkout._copy.rglob("*.pyc"))  # the cache was written, and was not used
+
+
+def test_the_project_is_copied_once_for_all_candidates(tmp_path):
+    """What the command leaves in the copy is there for the next candidate."""
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n")
+    with Checkout("test ! -e ran && touch ran", path, timeout=60) as checkout:
+        assert checkout.passes("x = 2\n")
+        assert not checkout.passes("x = 3\n")
+    assert not (tmp_path / "ran").exists()
