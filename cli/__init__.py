@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from .common import own_errors
+
 # Each command is a module of this package with ``register(subparsers)``; the module's
 # ``run(args) -> int`` is set as the parser's ``func``.
 COMMANDS = ("fill", "repair", "propagate", "train", "bench", "lsp", "tui", "hook")
@@ -25,6 +27,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 raise
             continue  # a front end not built yet
         module.register(sub)
+    own_errors(sub)
     return parser
 
 
@@ -32,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = argv[0] if argv and argv[0] in COMMANDS else None
     parser = build_parser(command)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's parser, whose usage line is the one that helps
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.func(args)
     except KeyboardInterrupt:

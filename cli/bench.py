@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from .common import own_errors
+
 BENCHES = ("infill", "inline", "speed", "edits", "quality", "lines", "lsp", "stress")
 
 
@@ -24,3 +26,4 @@ def register(sub: argparse._SubParsersAction) -> None:
                 raise
             continue  # a benchmark not written yet
         module.register(benches)
+    own_errors(benches)

@@ -26,6 +26,17 @@ class UsageError(Exception):
     """Bad input: the command prints the message as one line and exits 2."""
 
 
+def own_errors(sub: argparse._SubParsersAction) -> None:
+    """Let each command of ``sub`` report unknown arguments with its own usage line.
+
+    ``main`` parses with ``parse_known_args`` and hands leftovers to ``command_parser``: the
+    main parser would print ``usage: remask [-h] {fill} ...``, which says nothing of the flags.
+    The deepest command's parser wins (``remask bench infill``, not ``remask bench``).
+    """
+    for parser in sub.choices.values():
+        parser.set_defaults(command_parser=parser)
+
+
 def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None,
                    help="model directory (default: the bundled model)")

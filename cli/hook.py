@@ -19,7 +19,7 @@ from remask.hook.install import install, uninstall
 from remask.hook.run import HookRun, run_hook, under_pre_commit
 from remask.hook.staged import GitError, open_repo, temporary_index
 
-from .common import fail, unified_diff
+from .common import fail, own_errors, unified_diff
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--force", action="store_true",
                    help="move a pre-commit hook remask did not write aside")
     actions.add_parser("uninstall", help="remove remask's pre-commit hook")
+    own_errors(actions)
     p.set_defaults(func=run)
 
 
