@@ -17,39 +17,47 @@ def line_limit(text: str) -> int:
     return max([LINE, *(len(line) for line in text.splitlines())])
 
 
-def insert_argument(text: str, items: list[tuple[int, int]], k: int | None, new: str,
-                    open_: int, close: int, limit: int) -> tuple[int, str]:
-    """The offset and text that put ``new`` after ``items[k]`` (first when ``k`` is None).
+def insert_arguments(text: str, items: list[tuple[int, int]], k: int | None,
+                     news: list[str], open_: int, close: int, limit: int) -> tuple[int, str]:
+    """The offset and text that put ``news``, in order, after ``items[k]`` (first when None).
 
     ``items`` are the arguments' (start, end) offsets in ``text``, in order; ``open_`` and
-    ``close`` the offsets of the call's brackets.
+    ``close`` the offsets of the call's brackets. Arguments going in at one point are laid out
+    together, so that the line they share is measured with all of them on it.
     """
     if k is None:
-        return open_ + 1, new + (", " if items else "")
+        return open_ + 1, ", ".join(news) + (", " if items else "")
     start, end = items[k]
     rows = [text.count("\n", open_, a) for a, _ in items]
     if "\n" in text[open_:start] and all(rows.count(rows[i]) == 1
                                          for i in range(max(k - 1, 0), k + 1)):
-        # the argument it follows, and the one before that, have lines of their own
+        # the argument they follow, and the one before that, have lines of their own
         indent = " " * _column(text, start)
         rest = text[end:close]
         if not rest.lstrip().startswith(","):
-            return end, f",\n{indent}{new}"
-        return end + rest.index(",") + 1, f"\n{indent}{new},"
+            return end, "".join(f",\n{indent}{new}" for new in news)
+        return end + rest.index(",") + 1, "".join(f"\n{indent}{new}," for new in news)
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
-    if _column(text, line_end) + len(new) + 2 <= limit:
-        return end, f", {new}"
+    joined = ", ".join(news)
+    if _column(text, line_end) + len(joined) + 2 <= limit:
+        return end, f", {joined}"
     if "\n" not in text[open_:items[0][0]]:  # aligned with the opening bracket
         col = _column(text, items[0][0])
     else:  # a hanging indent: the one the argument's line has
         line = text[text.rfind("\n", 0, end) + 1:end]
         col = len(line) - len(line.lstrip())
-    return end, f",\n{' ' * col}{new}"
+    lines = [news[0]]
+    for new in news[1:]:  # as many to a wrapped line as fit
+        if col + len(lines[-1]) + len(new) + 3 <= limit:
+            lines[-1] += f", {new}"
+        else:
+            lines.append(new)
+    return end, "".join(f",\n{' ' * col}{line}" for line in lines)
 
 
 def _column(text: str, offset: int) -> int:
     return offset - (text.rfind("\n", 0, offset) + 1)
 
 
-__all__ = ["LINE", "insert_argument", "line_limit"]
+__all__ = ["LINE", "insert_arguments", "line_limit"]

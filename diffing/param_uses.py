@@ -37,7 +37,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .arglist import insert_argument, line_limit
+from .arglist import insert_arguments, line_limit
 from .edits import ast_offset, line_starts
 from .proposal import Span
 from .signature import Param, SignatureChange, callee
@@ -199,9 +199,9 @@ class _Site:
         close = self.span(call)[1] - 1
         if open_ < 0 or text[close] != ")":
             return None
-        at, insert = insert_argument(text, [self.span(n) for n in items],
-                                     None if after is None else items.index(after), new,
-                                     open_, close, self.limit)
+        at, insert = insert_arguments(text, [self.span(n) for n in items],
+                                      None if after is None else items.index(after), [new],
+                                      open_, close, self.limit)
         reason = self._why(p, call, f"pass it to {callee(call) or 'the call'}()")
         return Span(at, at, "signature", reason, (insert,))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .arglist import insert_argument, line_limit
+from .arglist import insert_arguments, line_limit
 from .edits import ast_offset as _offset
 from .edits import line_starts
 from .proposal import Span
@@ -149,43 +149,35 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
                 else old_pos.index(name)
             if i is not None:
                 edits.append(_delete_item(items, i))
-        inserted = 0
+        groups: dict[int | None, list[str]] = {}  # arguments going in after items[k]
         for p in change.new:
             if starred or p.name in old_names or p.default or p.name in kw_index or \
                     p.kind in ("vararg", "kwarg"):
                 continue  # (a call that names it already passes it)
-            at, end, insert = _insert(text, [(a + base, b + base) for a, b in items],
-                                      len(call.args), inserted, old_pos, new_pos, p,
-                                      base - 1, base + len(inner), limit)
-            edits.append((at - base, end - base, insert))
-            inserted += 1
+            k, new = _place(len(items), len(call.args), old_pos, new_pos, p)
+            groups.setdefault(k, []).append(new)
+        absolute = [(a + base, b + base) for a, b in items]
+        for k, news in groups.items():
+            at, insert = insert_arguments(text, absolute, k, news, base - 1,
+                                          base + len(inner), limit)
+            edits.append((at - base, at - base, insert))
     return _apply(inner, edits)
 
 
-def _insert(text: str, items: list[tuple[int, int]], n_call: int, inserted: int,
-            old_pos: list[str], new_pos: list[str], p: Param, open_: int, close: int,
-            limit: int) -> tuple[int, int, str]:
-    """Pass ``p`` by its own name, positionally when possible, else as ``p=p`` at the end.
+def _place(n_items: int, n_call: int, old_pos: list[str], new_pos: list[str],
+           p: Param) -> tuple[int | None, str]:
+    """After which argument ``p`` goes (None: first), and as what.
 
-    Positionally when every kept parameter before it is passed positionally at this call
-    (it goes after the argument of the kept one before it). ``inserted`` counts earlier
-    insertions; several at one point keep their order. Laid out as the call is
-    (:mod:`.arglist`). Offsets are ``text``'s.
+    By its own name, positionally when every kept parameter before it is passed positionally
+    at this call (after the argument of the kept one before it), else as ``p=p`` at the end.
+    Several going in at one point keep their order and are laid out together (:mod:`.arglist`).
     """
-    def after(k: int | None, new: str) -> tuple[int, int, str]:
-        at, insert = insert_argument(text, items, k, new, open_, close, limit)
-        return at, at, insert
-
     if p.name in new_pos:
         kept = [q for q in new_pos[:new_pos.index(p.name)] if q in old_pos]
         if all(old_pos.index(q) < n_call for q in kept):
             need = min(len(kept), n_call)
-            if need == 0 and inserted and not items:
-                return open_ + 1, open_ + 1, f", {p.name}"
-            return after(need - 1 if need else None, p.name)
-    if items:
-        return after(len(items) - 1, f"{p.name}={p.name}")
-    return open_ + 1, open_ + 1, f"{', ' if inserted else ''}{p.name}={p.name}"
+            return (need - 1 if need else None), p.name
+    return (n_items - 1 if n_items else None), f"{p.name}={p.name}"
 
 
 def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:

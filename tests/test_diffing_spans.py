@@ -197,3 +197,19 @@ def test_a_call_site_that_would_run_past_the_longest_line_wraps():
     (span,) = affected_spans(before, after)
     assert span.mechanical == ("first_argument, second_argument, third_argument, fourth,\n"
                                "                 extra=extra",)
+
+
+def test_arguments_going_in_at_one_point_are_measured_together():
+    """Each of two fits the line alone; both would pass it, so both wrap (and share a line)."""
+    call = "total = compute(first_argument, second_argument, third_argument, xxxxxx)\n"
+    before = f"def compute(a, b, c, d):\n    return a\n\n\n{call}"
+    after = before.replace("(a, b, c, d)", "(a, b, c, d, ee, ff)")
+    (span,) = affected_spans(before, after)
+    assert span.mechanical == ("first_argument, second_argument, third_argument, xxxxxx,\n"
+                               "                ee, ff",)
+    after = before.replace("(a, b, c, d)", "(a, b, c, d, *, long_name, other_long_name, third)")
+    (span,) = affected_spans(before, after)
+    wrapped = " " * 16
+    assert span.mechanical == ("first_argument, second_argument, third_argument, xxxxxx,\n"
+                               f"{wrapped}long_name=long_name, other_long_name=other_long_name,\n"
+                               f"{wrapped}third=third",)
