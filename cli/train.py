@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of examples that are a whole window with no context")
     p.add_argument("--free-length-rate", type=float, default=DataConfig.free_length_rate,
                    help="share of diffusion canvases whose length ignores the middle's")
+    p.add_argument("--function-rate", type=float, default=DataConfig.function_rate,
+                   help="share of infill examples cut as HumanEval's are: one documented "
+                        "function, the span in its body")
     p.add_argument("--d-model", type=int, default=None,
                    help=f"width (default {ModelConfig.d_model}); with --init, grow it to this")
     p.add_argument("--n-layer", type=int, default=None,
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if (run_dir / "state.json").exists() and not args.resume:
         print(f"remask train: {run_dir} exists; pass --resume to continue it", file=sys.stderr)
         return 2
-    for flag in ("uncond_rate", "free_length_rate", "cooldown", "ema"):
+    for flag in ("uncond_rate", "free_length_rate", "function_rate", "cooldown", "ema"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             print(f"remask train: --{flag.replace('_', '-')} must be in [0, 1]", file=sys.stderr)
             return 2
@@ -124,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
                       ema=args.ema,
                       vocab_size=args.vocab_size,
                       data=DataConfig(block=args.block, uncond_rate=args.uncond_rate,
-                                      free_length_rate=args.free_length_rate))
+                                      free_length_rate=args.free_length_rate,
+                                      function_rate=args.function_rate))
     _init_distributed()
     state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)
     print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")

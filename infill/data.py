@@ -34,6 +34,8 @@ from .tokenizer import Tokenizer
 
 IGNORE = -100
 _NEWLINE = re.compile("\n")
+_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+", re.M)
+_DOCSTRING = re.compile(r"[rRuU]?(\"\"\"|\'\'\')")
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class DataConfig:
     expand_rate: float = 0.3  # fraction of diffusion examples with merged <expand> targets
     delete_rate: float = 0.5  # fraction of diffusion examples padded with <delete> targets
     free_length_rate: float = 0.0  # canvases whose length ignores the middle's (docstring)
+    # infill examples cut as HumanEval's are: the context one documented function, the span
+    # in its body after the docstring (whole lines or a character range); see function_span
+    function_rate: float = 0.0
     min_t: float = 0.02  # lowest mask rate (1/t weights explode below it)
 
 
@@ -90,6 +95,68 @@ def choose_span(text: str, kind: str, rng: np.random.Generator) -> tuple[int, in
     return a, min(len(text), a + int(rng.integers(1, 300)))
 
 
+def function_span(text: str, rng: np.random.Generator) -> tuple[int, int, int, int] | None:
+    """(f0, f1, a, b): a documented function at text[f0:f1], a span [a, b) of its body.
+
+    The shape of HumanEval's infilling tasks, where the context is the signature, the
+    docstring and the rest of the function, and the span is whole lines of the body or a
+    character range in it. A function is found by its ``def`` line and ends before the first
+    line indented no deeper; None when ``text`` has no function with a docstring and a body.
+    """
+    defs = list(_DEF.finditer(text))
+    for i in rng.permutation(len(defs))[:8]:
+        m = defs[int(i)]
+        lines = _lines_from(text, m.start())
+        head = _header_end(text, lines)
+        if head is None or head + 1 >= len(lines):
+            continue
+        indent = len(m.group(1))
+        body = lines[head + 1:]
+        end = next((a for a, b in body if text[a:b].strip() and _indent(text[a:b]) <= indent),
+                   len(text))
+        first = body[0][0] + _indent(text[body[0][0]:body[0][1]])
+        doc = _DOCSTRING.match(text, first)
+        close = text.find(doc.group(1), doc.end()) if doc else -1
+        rest = [(a, b) for a, b in body if close < a < end and text[a:b].strip()]
+        if close < 0 or not rest:
+            continue
+        if rng.random() < 0.5:  # whole lines, the last one's line break kept or not
+            k = int(rng.integers(len(rest)))
+            a, b = rest[k][0], rest[min(k + int(rng.geometric(0.35)) - 1, len(rest) - 1)][1]
+            if rng.random() < 0.5 and text[b - 1:b] == "\n":
+                b -= 1
+        else:
+            a = int(rng.integers(rest[0][0], rest[-1][1]))
+            b = min(rest[-1][1], a + int(rng.integers(1, 300)))
+        return m.start(), end, a, b
+    return None
+
+
+def _lines_from(text: str, start: int, limit: int = 8000) -> list[tuple[int, int]]:
+    """(start, end) of each line of ``text`` from ``start`` on, line breaks included.
+
+    ``limit`` characters at most: a longer function would not fit a training block anyway.
+    """
+    stop = min(len(text), start + limit)
+    starts = [start + x for x in _line_starts(text[start:stop])]
+    return list(zip(starts, [*starts[1:], stop], strict=True))
+
+
+def _header_end(text: str, lines: list[tuple[int, int]]) -> int | None:
+    """Index of the line that ends a ``def``'s header (brackets closed, ends with a colon)."""
+    depth = 0
+    for k, (a, b) in enumerate(lines[:10]):
+        line = text[a:b]
+        depth += sum(map(line.count, "([{")) - sum(map(line.count, ")]}"))
+        if depth <= 0 and line.rstrip().endswith(":"):
+            return k
+    return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
 def _window(doc: str, n_chars: int, rng: np.random.Generator) -> str:
     if len(doc) <= n_chars:
         return doc
@@ -113,9 +180,17 @@ def cut_example(doc: str, tok: Tokenizer, cfg: DataConfig, rng: np.random.Genera
     if rng.random() < cfg.uncond_rate:
         m = tok.encode(text)[: cfg.block - 4]
         return [], m, []
-    kinds, probs = zip(*cfg.span_kinds, strict=True)
-    kind = kinds[int(rng.choice(len(kinds), p=np.array(probs) / sum(probs)))]
-    a, b = choose_span(text, kind, rng)
+    # (no draw at rate 0: the held-out set, cut by this code from a seeded stream, stays the
+    # one every earlier curve point was measured on)
+    found = function_span(doc, rng) if cfg.function_rate and \
+        rng.random() < cfg.function_rate else None
+    if found is not None:
+        f0, f1, a, b = found
+        text, a, b = doc[f0:f1], a - f0, b - f0
+    else:
+        kinds, probs = zip(*cfg.span_kinds, strict=True)
+        kind = kinds[int(rng.choice(len(kinds), p=np.array(probs) / sum(probs)))]
+        a, b = choose_span(text, kind, rng)
     p, m, s = tok.encode_span(text[:a], text[a:b], text[b:])
     longest = min(cfg.max_middle, cfg.block // 3)
     if len(m) > longest:  # the rest of an over-long span becomes suffix

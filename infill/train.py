@@ -208,7 +208,7 @@ def heldout_batches(corpus: Path, tok: Tokenizer, cfg: TrainConfig, shift: bool)
     rng = np.random.default_rng(1234)
     docs = [held.sample(rng) for _ in range(cfg.eval_examples)]
     data = DataConfig(**{**asdict(cfg.data), "expand_rate": 0.0, "delete_rate": 0.0,
-                         "free_length_rate": 0.0, "uncond_rate": 0.0,
+                         "free_length_rate": 0.0, "uncond_rate": 0.0, "function_rate": 0.0,
                          "span_kinds": cfg.data.span_kinds})
     out = []
     for i in range(0, len(docs), 16):

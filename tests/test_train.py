@@ -145,8 +145,10 @@ def test_free_length_canvas_hides_the_middles_length():
     assert min(lengths) < len(m) // 2 and max(lengths) > 2 * len(m)
 
 
-def test_heldout_set_ignores_the_canvas_scheme(home):
-    """The held-out batches are the same whatever --free-length-rate, so curves stay comparable."""
+@pytest.mark.parametrize("data", [{"free_length_rate": 1.0}, {"function_rate": 1.0}])
+def test_heldout_set_ignores_the_canvas_scheme_and_the_mix(home, data):
+    """The held-out batches are the same whatever --free-length-rate or --function-rate, so
+    curves stay comparable."""
     from dataclasses import replace
 
     import torch
@@ -158,7 +160,7 @@ def test_heldout_set_ignores_the_canvas_scheme(home):
 
     tok = Tokenizer.load(BUNDLED / "tokenizer.json")
     base = TrainConfig(objective="diffusion", eval_examples=16)
-    free = replace(base, data=DataConfig(free_length_rate=1.0))
+    free = replace(base, data=DataConfig(**data))
     a = heldout_batches(home / "corpus", tok, base, shift=True)
     b = heldout_batches(home / "corpus", tok, free, shift=True)
     assert all(torch.equal(x.idx, y.idx) and torch.equal(x.targets, y.targets)

@@ -1,0 +1,66 @@
+"""Function-shaped training examples: one documented function, the span in its body."""
+
+import numpy as np
+
+from remask.infill.data import DataConfig, cut_example, function_span
+from remask.infill.engine import BUNDLED
+from remask.infill.tokenizer import Tokenizer
+
+SOURCE = '''import os
+
+
+def mean(xs: list[int],
+         weights=None) -> float:
+    """Mean of xs.
+
+    >>> mean([1, 2])
+    1.5
+    """
+    total = sum(xs)
+    # the count
+    return total / len(xs)
+
+
+class A:
+    def undocumented(self):
+        return 1
+
+    def g(self, x):
+        \'\'\'One line.\'\'\'
+        if x:
+            return 2
+        return 3
+x = 1
+'''
+
+
+def test_a_span_lies_in_a_documented_functions_body_after_its_docstring():
+    mean = SOURCE.index("def mean"), SOURCE.index("class A")
+    g = SOURCE.index("    def g"), SOURCE.index("x = 1")
+    seen = set()
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        f0, f1, a, b = function_span(SOURCE, rng)
+        assert (f0, f1) in (mean, g)  # never the undocumented one, never past the body
+        body = SOURCE.index("    total") if f0 == mean[0] else SOURCE.index("        if x")
+        assert body <= a < b <= f1
+        seen.add((f0, SOURCE[a:b].endswith("\n")))
+    assert len(seen) == 4  # both functions; whole lines with and without the line break
+
+
+def test_text_without_a_documented_function_has_no_span():
+    rng = np.random.default_rng(0)
+    assert function_span("def f(x):\n    return x\n\nx = 1\n", rng) is None
+    assert function_span('def f(x):\n    """Only a docstring."""\n', rng) is None
+    assert function_span("print('no functions')\n", rng) is None
+
+
+def test_cut_example_keeps_to_the_function():
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    cfg = DataConfig(function_rate=1.0, uncond_rate=0.0)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        p, m, s = cut_example(SOURCE, tok, cfg, rng)
+        text = tok.decode(p) + tok.decode(m) + tok.decode(s)
+        assert text.lstrip().startswith("def ") and "import os" not in text
+        assert text.strip() in SOURCE
