@@ -143,13 +143,16 @@ def _lines_from(text: str, start: int, limit: int = 8000) -> list[tuple[int, int
 
 
 def _header_end(text: str, lines: list[tuple[int, int]]) -> int | None:
-    """Index of the line that ends a ``def``'s header (brackets closed, ends with a colon)."""
+    """Index of the line that ends a ``def``'s header: the first whose brackets all close.
+
+    None unless that line ends with a colon (``def f(): return 1`` has no body to mask).
+    """
     depth = 0
     for k, (a, b) in enumerate(lines[:10]):
         line = text[a:b]
         depth += sum(map(line.count, "([{")) - sum(map(line.count, ")]}"))
-        if depth <= 0 and line.rstrip().endswith(":"):
-            return k
+        if depth <= 0:
+            return k if line.rstrip().endswith(":") else None
     return None
 
 

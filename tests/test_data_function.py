@@ -53,6 +53,9 @@ def test_text_without_a_documented_function_has_no_span():
     assert function_span("def f(x):\n    return x\n\nx = 1\n", rng) is None
     assert function_span('def f(x):\n    """Only a docstring."""\n', rng) is None
     assert function_span("print('no functions')\n", rng) is None
+    # a one-line def has no body: the next def's is not taken for its own
+    assert function_span('def f(): return 1\ndef g():\n    """Doc."""\n    return 2\n',
+                         rng)[0] > 0
 
 
 def test_cut_example_keeps_to_the_function():
