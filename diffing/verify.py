@@ -45,7 +45,11 @@ class Checkout:
     def __enter__(self) -> Checkout:
         self._tmp = tempfile.TemporaryDirectory(prefix="remask-verify-")
         self._copy = Path(self._tmp.name) / self._root.name
-        shutil.copytree(self._root, self._copy, ignore=_IGNORE, symlinks=True)
+        try:
+            shutil.copytree(self._root, self._copy, ignore=_IGNORE, symlinks=True)
+        except BaseException:  # __exit__ is not called when __enter__ fails
+            self._tmp.cleanup()
+            raise
         target = self._copy / self._rel
         target.parent.mkdir(parents=True, exist_ok=True)
         self._mtime = int(target.stat().st_mtime) if target.exists() else 0
