@@ -113,7 +113,7 @@ def function_span(text: str, rng: np.random.Generator) -> tuple[int, int, int, i
         indent = len(m.group(1))
         body = lines[head + 1:]
         end = next((a for a, b in body if text[a:b].strip() and _indent(text[a:b]) <= indent),
-                   len(text))
+                   body[-1][1])  # (a function past _lines_from's limit is cut there)
         first = body[0][0] + _indent(text[body[0][0]:body[0][1]])
         doc = _DOCSTRING.match(text, first)
         close = text.find(doc.group(1), doc.end()) if doc else -1

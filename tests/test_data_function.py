@@ -67,3 +67,10 @@ def test_cut_example_keeps_to_the_function():
         text = tok.decode(p) + tok.decode(m) + tok.decode(s)
         assert text.lstrip().startswith("def ") and "import os" not in text
         assert text.strip() in SOURCE
+
+
+def test_a_function_longer_than_the_scan_is_cut_at_it():
+    """The example never takes the rest of a long file as its suffix."""
+    long = 'def f(x):\n    """Doc."""\n' + "    x += 1\n" * 2000 + "\nrest = 1\n" * 5000
+    f0, f1, a, b = function_span(long, np.random.default_rng(0))
+    assert f0 == 0 and f1 <= 8000 and a < b <= f1
