@@ -39,7 +39,6 @@ class Checkout:
         self.command, self.timeout = command, timeout
         self._root = project_root(path)
         self._rel = Path(path).resolve().relative_to(self._root)
-        self._tmp: tempfile.TemporaryDirectory | None = None
         self._runs = 0
 
     def __enter__(self) -> Checkout:
@@ -56,8 +55,7 @@ class Checkout:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._tmp is not None:
-            self._tmp.cleanup()
+        self._tmp.cleanup()
 
     def passes(self, text: str) -> bool:
         """Return whether the command exits 0 with ``path`` set to ``text`` in the copy."""

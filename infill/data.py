@@ -83,9 +83,7 @@ def choose_span(text: str, kind: str, rng: np.random.Generator) -> tuple[int, in
     if kind == "lines":
         k = min(int(rng.geometric(0.35)), 16)
         return s, ends[min(li + k - 1, len(ends) - 1)]
-    line = text[s:e]
-    indent = len(line) - len(line.lstrip(" \t"))
-    lo = s + indent
+    lo = s + _indent(text[s:e])
     if kind == "line_rest":
         return (int(rng.integers(lo, e)) if e > lo else s), e
     if kind == "in_line":

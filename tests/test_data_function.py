@@ -74,3 +74,13 @@ def test_a_function_longer_than_the_scan_is_cut_at_it():
     long = 'def f(x):\n    """Doc."""\n' + "    x += 1\n" * 2000 + "\nrest = 1\n" * 5000
     f0, f1, a, b = function_span(long, np.random.default_rng(0))
     assert f0 == 0 and f1 <= 8000 and a < b <= f1
+
+
+def test_at_rate_0_the_cuts_are_the_ones_before_the_option():
+    """No random number is drawn for the option at rate 0, so the seeded held-out set (and
+    every curve point measured on it) stays as it was. Pinned from the code before it."""
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    middles = [tok.decode(cut_example(SOURCE, tok, DataConfig(uncond_rate=0.0),
+                                      np.random.default_rng(seed))[1]) for seed in (0, 2, 3)]
+    assert middles == ["    >>> mean([1, 2])\n", "    total = sum(xs)\n",
+                       '         weights=None) -> float:\n    """Mean of xs.\n\n']

@@ -213,3 +213,10 @@ def test_arguments_going_in_at_one_point_are_measured_together():
     assert span.mechanical == ("first_argument, second_argument, third_argument, xxxxxx,\n"
                                f"{wrapped}long_name=long_name, other_long_name=other_long_name,\n"
                                f"{wrapped}third=third",)
+
+
+def test_arguments_going_in_after_a_one_a_line_argument_get_a_line_each():
+    before = "def f(a):\n    return a\n\n\nf(\n    1,\n)\nf(\n    1\n)\n"
+    after = before.replace("def f(a)", "def f(a, b, c)")
+    assert [s.mechanical for s in affected_spans(before, after)] == [
+        ("\n    1,\n    b,\n    c,\n",), ("\n    1,\n    b,\n    c\n",)]

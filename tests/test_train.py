@@ -45,6 +45,7 @@ def test_train_resume_and_export(home, tmp_path):
     assert state["step"] == 3 and state["curve"]
     assert _train(home, "r1", "--max-tokens", "1000") == 2  # exists: needs --resume
     assert _train(home, "r9", "--uncond-rate", "1.5") == 2
+    assert _train(home, "r9", "--function-rate", "-0.1") == 2
     assert _train(home, "r9", "--warmup", "0") == 2
     assert _train(home, "r1", "--resume", "--max-tokens", "2000") == 0
     state = json.loads((home / "runs" / "r1" / "state.json").read_text())
