@@ -6,6 +6,7 @@ outside the change survive, and a stale edit is easy to refuse.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 
@@ -118,6 +119,19 @@ def ast_offset(text: str, starts: list[int], lineno: int, col: int) -> int:
     start = starts[lineno - 1]
     end = starts[lineno] if lineno < len(starts) else len(text)
     return start + len(text[start:end].encode()[:col].decode("utf-8", "ignore"))
+
+
+def statement_range(text: str, starts: list[int], node: ast.stmt) -> tuple[int, int]:
+    """Return where statement ``node`` is in ``text``; a compound one's header only.
+
+    A header ends at the colon before its block, so its range never takes in the block.
+    """
+    s = ast_offset(text, starts, node.lineno, node.col_offset)
+    body = getattr(node, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        return s, text.rfind(":", 0, ast_offset(text, starts, body[0].lineno,
+                                                body[0].col_offset))
+    return s, ast_offset(text, starts, node.end_lineno, node.end_col_offset)
 
 
 def map_back(edits: list[TextEdit], pos: int, right: bool = False) -> int:

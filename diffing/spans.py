@@ -13,7 +13,8 @@ import builtins
 import keyword
 from dataclasses import dataclass, replace
 
-from .edits import ast_offset, line_starts
+from .defaults import default_spans
+from .edits import line_starts, statement_range
 from .mentions import mentions
 from .param_uses import param_use_spans
 from .proposal import Span
@@ -118,7 +119,9 @@ def signature_spans(before: str, after: str, ch: Change) -> list[Span]:
 def dangling_spans(before: str, after: str, ch: Change) -> list[Span]:
     """Return the statements still using a name whose binding the edit removed.
 
-    E.g. ``i`` after ``for i in range(len(xs))`` became ``for x in xs``.
+    E.g. ``i`` after ``for i in range(len(xs))`` became ``for x in xs``. A removed
+    parameter's default stands in for its reads (:mod:`.defaults`), builtins' names too
+    (a removed ``format`` parameter's reads now read the builtin).
     """
     try:
         old, new = ScopeIndex(before), ScopeIndex(after)
@@ -128,10 +131,15 @@ def dangling_spans(before: str, after: str, ch: Change) -> list[Span]:
     lost = {o.name for o in old.bindings()
             if o.start < ch.old_end and o.end > ch.start and o.key[0] == "name"}
     module = {o.name for o in new.bindings() if o.key[:2] == ("name", 0)}
-    starts, spans = line_starts(after), []
-    for o in new.occurrences:
-        if o.name in lost and o.kind == "use" and o.key[:2] == ("name", 0) \
-                and o.name not in module and o.name not in _BUILTINS:
+    reads = [o for o in new.occurrences if o.name in lost and o.kind == "use"
+             and o.key[:2] == ("name", 0) and o.name not in module]
+    starts, change = line_starts(after), signature_change(before, after)
+    spans = [] if change is None else [
+        s for s in default_spans(after, tree, starts, change, {o.start for o in reads})
+        if _off_typed(s.start, s.end, ch)]
+    answered = list(spans)
+    for o in reads:
+        if o.name not in _BUILTINS and not any(s.start <= o.start < s.end for s in answered):
             s, e, line = _statement(after, starts, tree, o.start)
             for a, b in _minus(s, e, ch.typed):
                 spans.append(Span(a, b, "dangling",
@@ -255,13 +263,7 @@ def _statement(text: str, starts: list[int], tree: ast.Module, offset: int
     best = (0, len(text), 1)
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt):
-            s = ast_offset(text, starts, node.lineno, node.col_offset)
-            body = getattr(node, "body", None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                e = text.rfind(":", 0, ast_offset(text, starts, body[0].lineno,
-                                                  body[0].col_offset))
-            else:
-                e = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
+            s, e = statement_range(text, starts, node)
             if s <= offset < e and e - s < best[1] - best[0]:
                 best = (s, e, node.lineno)
     return best
