@@ -18,6 +18,7 @@ parameter as well, which may be what replaces it (requests' ``prefetch=True`` be
 from __future__ import annotations
 
 import ast
+import re
 
 from .edits import ast_offset, statement_range
 from .proposal import Span
@@ -29,16 +30,18 @@ _ATOMS = (ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Li
           ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
           ast.JoinedStr)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
+_JOINER, _COMMENT = re.compile(r"\b(?:and|or)\b"), re.compile(r"#[^\n]*")
 
 
 def default_spans(text: str, tree: ast.Module, starts: list[int], change: SignatureChange,
-                  reads: set[int]) -> list[Span]:
+                  reads: set[int], cap: int) -> list[Span]:
     """Return one span for each statement of the changed def reading a removed parameter.
 
     ``reads`` are the offsets of the reads no binding reaches any more; only reads of
     parameters the def dropped that had a default are answered. A span is the statement (a
-    compound one's header), or the whole ``if`` whose test the default makes constant; its
-    mechanical candidate is that text with the default in place.
+    compound one's header), or the whole ``if`` whose test the default makes constant when
+    it is at most ``cap`` characters (the spans' budget); its mechanical candidate is that
+    text with the default in place.
     """
     kept = {p.name for p in change.new}
     values = {p.name: p.value for p in change.old
@@ -54,7 +57,7 @@ def default_spans(text: str, tree: ast.Module, starts: list[int], change: Signat
         return []
     if fn is None:
         return []
-    inliner = _Inliner(text, starts, fn, values, parsed, reads)
+    inliner = _Inliner(text, starts, fn, values, parsed, reads, cap)
     spans: list[Span] = []
     for name in inliner.names:
         span = inliner.span(name)
@@ -69,11 +72,15 @@ class _Inliner:
     """The removed parameters' reads in one def, and the texts with their defaults in place."""
 
     def __init__(self, text: str, starts: list[int], fn: ast.AST, values: dict[str, str],
-                 parsed: dict[str, ast.expr], reads: set[int]) -> None:
+                 parsed: dict[str, ast.expr], reads: set[int], cap: int) -> None:
         self.text, self.starts, self.values, self.parsed = text, starts, values, parsed
+        self.cap = cap
         self.parents = {c: p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+        # a read in an f-string is the model's: a default with the f-string's quotes in it
+        # would end the string before 3.12
+        quoted = {n for f in ast.walk(fn) if isinstance(f, ast.JoinedStr) for n in ast.walk(f)}
         self.names = [n for n in ast.walk(fn) if isinstance(n, ast.Name)
-                      and isinstance(n.ctx, ast.Load) and n.id in values
+                      and isinstance(n.ctx, ast.Load) and n.id in values and n not in quoted
                       and self.at(n)[0] in reads and text[slice(*self.at(n))] == n.id]
         self.names.sort(key=lambda n: self.at(n))
         self.read = set(self.names)
@@ -110,6 +117,8 @@ class _Inliner:
                                                                  stmt.orelse):
             return None
         b = self._line_end(stmt.end_lineno)
+        if b - a > self.cap:
+            return None
         block = stmt.body if taken else stmt.orelse
         name = self._tested(stmt.test)
         why = (f"line {stmt.lineno} tests '{name}', a parameter the edit removed: with its "
@@ -139,16 +148,14 @@ class _Inliner:
     def render(self, nodes: list[ast.AST], a: int, b: int) -> str:
         """``text[a:b]`` with the defaults read where ``nodes`` read the removed parameters.
 
-        A conditional expression whose test they make constant becomes the branch it takes.
+        A conditional expression whose test they make constant becomes the branch it takes,
+        and ``and``/``or`` loses the operands they decide (``0 and X or Y`` → ``Y``).
         """
         edits, stack = [], list(nodes)
         while stack:
             node = stack.pop()
-            if isinstance(node, ast.IfExp) and (taken := self.const(node.test)) is not _UNKNOWN:
-                branch = node.body if taken else node.orelse
-                text = self.render([branch], *self.at(branch))
-                edits.append((*self.at(node),
-                              f"({text})" if isinstance(branch, ast.Lambda) else text))
+            if (short := self._shortened(node)) is not None:
+                edits.append((*self.at(node), short))
             elif node in self.read:
                 value = self.values[node.id].strip()
                 parent = self.parents[node]
@@ -164,6 +171,37 @@ class _Inliner:
                 out = out[:s - a] + new + out[e - a:]
         return out
 
+    def _shortened(self, node: ast.AST) -> str | None:
+        """What a conditional or ``and``/``or`` reading the defaults comes to, or None.
+
+        Only the operands the defaults decide, from the left, go: where those after them
+        stay, so do the ``and``/``or`` between them, as written.
+        """
+        if not isinstance(node, ast.IfExp | ast.BoolOp) or not any(
+                n in self.read for n in ast.walk(node)):
+            return None
+        if isinstance(node, ast.IfExp):
+            if (taken := self.const(node.test)) is _UNKNOWN:
+                return None
+            left = [node.body if taken else node.orelse]
+        else:
+            left = list(node.values)
+            while len(left) > 1 and (v := self.const(left[0])) is not _UNKNOWN:
+                if bool(v) != isinstance(node.op, ast.And):
+                    left = left[:1]  # it decides: the value is this operand's
+                else:
+                    left.pop(0)
+            if len(left) == len(node.values):
+                return None
+            if len(left) > 1:  # the rest as written, from after the last dropped and/or
+                gap = self.at(node.values[-len(left) - 1])[1]
+                joiners = _JOINER.finditer(_COMMENT.sub(lambda m: " " * len(m[0]),
+                                                        self.text[gap:self.at(left[0])[0]]))
+                return self.render(left, gap + list(joiners)[-1].end(), self.at(node)[1]).lstrip()
+        text = self.render(left, *self.at(left[0]))
+        return f"({text})" if isinstance(left[0], ast.BoolOp | ast.IfExp | ast.Lambda
+                                         | ast.NamedExpr) else text
+
     def const(self, node: ast.expr, reading: bool = True) -> object:
         """The value of a test with the defaults read, or ``_UNKNOWN``.
 
@@ -177,12 +215,12 @@ class _Inliner:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             v = self.const(node.operand, reading)
             return _UNKNOWN if v is _UNKNOWN else not v
-        if isinstance(node, ast.BoolOp):
-            values = [self.const(v, reading) for v in node.values]
-            if _UNKNOWN in values:
-                return _UNKNOWN
-            pick = (lambda v: not v) if isinstance(node.op, ast.And) else bool
-            return next((v for v in values if pick(v)), values[-1])
+        if isinstance(node, ast.BoolOp):  # left to right, as Python evaluates it
+            for operand in node.values:
+                v = self.const(operand, reading)
+                if v is _UNKNOWN or bool(v) != isinstance(node.op, ast.And):
+                    return v  # unknown, or where it stops: the operands after it never ran
+            return v
         if isinstance(node, ast.Compare):
             left = self.const(node.left, reading)
             for op, right in zip(node.ops, node.comparators, strict=True):

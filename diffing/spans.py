@@ -116,30 +116,35 @@ def signature_spans(before: str, after: str, ch: Change) -> list[Span]:
     return [s for s in calls + uses if _off_typed(s.start, s.end, ch)]
 
 
-def dangling_spans(before: str, after: str, ch: Change) -> list[Span]:
+def dangling_spans(before: str, after: str, ch: Change, cap: int) -> list[Span]:
     """Return the statements still using a name whose binding the edit removed.
 
     E.g. ``i`` after ``for i in range(len(xs))`` became ``for x in xs``. A removed
-    parameter's default stands in for its reads (:mod:`.defaults`), builtins' names too
-    (a removed ``format`` parameter's reads now read the builtin).
+    parameter's default stands in for its reads (:mod:`.defaults`), even where a builtin
+    or a module-level name of that name would now answer them (a removed ``format``
+    parameter's reads read the builtin; sympy's ``simplify=True``, the imported function).
     """
     try:
         old, new = ScopeIndex(before), ScopeIndex(after)
         tree = ast.parse(after)
     except SyntaxError:
         return []
+    # touching the edit counts: ``default=X, default_factory=Y`` → ``default_factory=Y``
+    # differs at ``=X, default``, just after the lost name; a name still bound is no loss,
+    # since only reads nothing binds are answered
     lost = {o.name for o in old.bindings()
-            if o.start < ch.old_end and o.end > ch.start and o.key[0] == "name"}
+            if o.start <= ch.old_end and o.end >= ch.start and o.key[0] == "name"}
     module = {o.name for o in new.bindings() if o.key[:2] == ("name", 0)}
     reads = [o for o in new.occurrences if o.name in lost and o.kind == "use"
-             and o.key[:2] == ("name", 0) and o.name not in module]
+             and o.key[:2] == ("name", 0)]
     starts, change = line_starts(after), signature_change(before, after)
     spans = [] if change is None else [
-        s for s in default_spans(after, tree, starts, change, {o.start for o in reads})
+        s for s in default_spans(after, tree, starts, change, {o.start for o in reads}, cap)
         if _off_typed(s.start, s.end, ch)]
     answered = list(spans)
     for o in reads:
-        if o.name not in _BUILTINS and not any(s.start <= o.start < s.end for s in answered):
+        if o.name not in module and o.name not in _BUILTINS \
+                and not any(s.start <= o.start < s.end for s in answered):
             s, e, line = _statement(after, starts, tree, o.start)
             for a, b in _minus(s, e, ch.typed):
                 spans.append(Span(a, b, "dangling",
@@ -196,6 +201,7 @@ def repair_units(before: str | None, after: str, path: str | None, cap: int,
     Hole markers are not errors to repair (filling them is another kind), so they are read
     as a placeholder name of the same length first.
     """
+    typed = after
     if marker:
         after = after.replace(marker, "_" * len(marker))
     doc = parse(after, path)
@@ -204,7 +210,9 @@ def repair_units(before: str | None, after: str, path: str | None, cap: int,
     if before is not None:
         if not new_errors(parse(before, path), doc):
             return []
-        ch = find_change(before, after)
+        # the edit as typed: the placeholder can shift it (``def _f`` → ``def ???(_f`` differs
+        # from ``def _`` on as ``___(_`` but from ``def `` on as typed)
+        ch = find_change(before, typed)
         unit = ch and unit_from_edit(before, after, ch.start, ch.old_end, ch.new_end, cap)
         if unit:
             return [unit]
@@ -228,7 +236,7 @@ def affected_spans(before: str, after: str, path: str | None = None,
         if "signature" in kinds and not renames:
             spans += signature_spans(before, after, ch)
         if "dangling" in kinds and not renames:
-            spans += dangling_spans(before, after, ch)
+            spans += dangling_spans(before, after, ch, cap)
     if "hole" in kinds:
         spans += [s for s in hole_spans(after, marker, cursor)  # a typed marker is a request
                   if ch is None or after[s.start:s.end] == marker or _off_typed(s.start, s.end,

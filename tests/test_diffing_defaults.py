@@ -56,10 +56,25 @@ CASES = {
         "def area(w, h=2 + 1):\n    print(h)\n    return w * h\n",
         ", h=2 + 1", "",
         "def area(w):\n    print(2 + 1)\n    return w * (2 + 1)\n"),
+    "and/or lose the operands the default decides, and nothing else": (
+        "def prefix(plat=0, lib=1):\n    a = plat and EXEC or BASE\n    b = plat or (lib) or 2\n"
+        "    c = (x if True else y) if plat else z\n    return a, b, c\n",
+        "plat=0, ", "",
+        "def prefix(lib=1):\n    a = BASE\n    b = (lib) or 2\n    c = z\n    return a, b, c\n"),
     "a name that is also a builtin's": (
         "def dump(obj, format='json'):\n    return encoders[format](obj)\n",
         ", format='json'", "",
         "def dump(obj):\n    return encoders['json'](obj)\n"),
+    "a name the module binds too": (
+        "from sympy import simplify\n\ndef solve(eqs, simplify=True):\n"
+        "    return reduce(eqs) if simplify else eqs\n",
+        ", simplify=True", "",
+        "from sympy import simplify\n\ndef solve(eqs):\n    return reduce(eqs)\n"),
+    "a name whose edit starts just after it": (
+        "def field(*, default=MISSING, default_factory=MISSING):\n"
+        "    return Field(default, default_factory)\n",
+        "default=MISSING, ", "",
+        "def field(*, default_factory=MISSING):\n    return Field(MISSING, default_factory)\n"),
     "an elif is read, not folded": (
         "def f(x, mode=None):\n    if x:\n        a()\n    elif mode is None:\n        b()\n",
         ", mode=None", "",
@@ -98,6 +113,19 @@ def test_the_span_says_why():
 def test_left_to_the_model(before, old, new):
     after, spans = removed(before, old, new)
     assert spans and not any(s.mechanical for s in spans)
+
+
+def test_an_if_past_the_span_budget_has_its_test_read_instead():
+    body = "".join(f"        step{i}()\n" for i in range(40))
+    before = f"def run(fast=False):\n    if fast:\n{body}    else:\n        slow()\n"
+    after, spans = removed(before, "fast=False", "")
+    assert followed(after, spans) == f"def run():\n    if False:\n{body}    else:\n        slow()\n"
+
+
+def test_a_read_in_an_f_string_is_left_to_the_model():
+    before = "def tag(x, kind='a'):\n    return f\"{kind}-{x}\"\n"
+    after, [span] = removed(before, ", kind='a'", "")
+    assert span.mechanical == () and after[span.start:span.end] == 'return f"{kind}-{x}"'
 
 
 def test_a_read_of_another_binding_is_not_the_parameter():

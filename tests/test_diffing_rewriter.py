@@ -202,6 +202,19 @@ def test_a_fill_keeps_a_file_that_python_parsed_parsable(engine, script, filled)
     assert p is not None and p.text == broken.replace("???", script)
 
 
+@pytest.mark.parametrize(("script", "offered"), [
+    ("acc += items[i] + scale", False),  # still reads the ``i`` nothing binds
+    ("acc += w * scale", False),  # trades it for a ``w`` nothing binds
+    ("acc += x * scale", True),
+])
+def test_a_dangling_fill_must_fix_something(engine, script, offered):
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode(script))), RewriterConfig(rounds=0))
+    after = EDITS["dangling"](SRC)
+    proposals = rw.propose(SRC, after, "t.py")
+    assert [p.text for p in proposals] == ([after.replace("items[i]", "x")] if offered else [])
+
+
 class Header(Scripted):
     """A one-token canvas gets ``x``; a longer one writes ``while xs:``."""
 

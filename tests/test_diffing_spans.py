@@ -83,6 +83,15 @@ def test_repair_span_is_the_broken_statement_minus_the_typed_bytes():
     assert "".join(texts(spans, typed)) == "acc = 0"
 
 
+def test_a_typed_marker_stays_out_of_a_repair_span():
+    """Read as its placeholder ``___``, ``???(`` typed before ``_wrap`` seemed to start a
+    character later, so the repair span took the marker's first ``?``."""
+    before = "def _wrap(self):\n    return 1\n"
+    after = before.replace("def _wrap", "def ???(_wrap")
+    spans = affected_spans(before, after)
+    assert [after[s.start:s.end] for s in spans] == ["def ", "???", "_wrap(self):"]
+
+
 def test_hole_spans_marker_body_and_line_end():
     after = SRC.replace("    return acc\n", "    return ???\n", 1)
     [span] = affected_spans(SRC, after)
