@@ -49,12 +49,12 @@ def default_spans(text: str, tree: ast.Module, starts: list[int], change: Signat
     if not values or change.subkind != "remove-param" or any(p.kind == "kwarg"
                                                              for p in change.new):
         return []
-    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-               and n.lineno == change.line and n.name == change.name), None)
     try:
         parsed = {k: ast.parse(v.strip(), mode="eval").body for k, v in values.items()}
     except SyntaxError:
         return []
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+               and n.lineno == change.line and n.name == change.name), None)
     if fn is None:
         return []
     inliner = _Inliner(text, starts, fn, values, parsed, reads, cap)
@@ -101,8 +101,7 @@ class _Inliner:
         s, e = statement_range(self.text, self.starts, stmt)
         nodes = [c for f, v in ast.iter_fields(stmt) if f not in _BLOCKS
                  for c in (v if isinstance(v, list) else [v]) if isinstance(c, ast.AST)]
-        line = self.text.count("\n", 0, s) + 1
-        return Span(s, e, "dangling", f"line {line} reads '{name.id}', a parameter the edit "
+        return Span(s, e, "dangling", f"line {stmt.lineno} reads '{name.id}', a parameter the edit "
                     f"removed: its default {self.values[name.id]} stands in",
                     (self.render(nodes, s, e),))
 
@@ -127,7 +126,8 @@ class _Inliner:
             parent = self.parents[stmt]
             siblings = next(getattr(parent, f) for f in _BLOCKS if stmt in getattr(parent, f, ()))
             if len(siblings) == 1:
-                return Span(a, b, "dangling", why, (indent + "pass\n",))
+                eol = "\r\n" if self.text.endswith("\r\n", a, b) else "\n"
+                return Span(a, b, "dangling", why, (indent + "pass" + eol,))
             while a > 0 and self._comment_line_above(a, indent):
                 a = self.text.rfind("\n", 0, a - 1) + 1
             return Span(a, b, "dangling", why, ("",))

@@ -94,6 +94,12 @@ def test_a_removed_parameters_default_stands_in(name):
     assert followed(after, spans) == expected
 
 
+def test_crlf_line_ends_are_kept():
+    before, old, new, expected = CASES["the only statement of its block becomes pass"]
+    after, spans = removed(before.replace("\n", "\r\n"), old, new)
+    assert followed(after, spans) == expected.replace("\n", "\r\n")
+
+
 def test_the_span_says_why():
     before, old, new, _ = CASES["a test never true goes, with the comment above it"]
     [span] = removed(before, old, new)[1]
