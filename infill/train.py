@@ -101,14 +101,16 @@ def prepare_data(home: Path, vocab_size: int, log) -> tuple[Path, Tokenizer]:
     return corpus, Tokenizer.load(tok_path)
 
 
-def _lr(cfg: TrainConfig, steps_here: int, progress: float) -> float:
+def _lr(cfg: TrainConfig, steps_here: int, progress: float, warm: bool = True) -> float:
     """Warm up, then constant: an open-ended run leaves the annealing to the EMA.
 
-    Every invocation warms up again, since a resume may bring a new lr or batch size. A run of
-    known length (``max_tokens`` or ``max_minutes``; ``progress`` runs 0 → 1) may decay the lr
+    An invocation warms up (``warm``) unless it resumes at the lr and batch size the run last
+    had: the optimizer's moments come back with the checkpoint, so only a new lr or batch
+    needs the ramp (200 steps is ~45 minutes of a CPU session at batch 128). A run of known
+    length (``max_tokens`` or ``max_minutes``; ``progress`` runs 0 → 1) may decay the lr
     linearly to a tenth over its last ``cooldown`` fraction, which a short GPU run needs.
     """
-    lr = cfg.lr * min(1.0, (steps_here + 1) / cfg.warmup)
+    lr = cfg.lr * (min(1.0, (steps_here + 1) / cfg.warmup) if warm else 1.0)
     if cfg.cooldown and progress > 1 - cfg.cooldown:
         lr *= 1 - 0.9 * min(1.0, (progress - 1 + cfg.cooldown) / cfg.cooldown)
     return lr
@@ -288,9 +290,12 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
                            model_cfg.shift, cfg.batch, rng, cfg.workers,
                            [cfg.seed, rank, state["step"]], device)
     state.setdefault("commands", []).append(" ".join(["remask", *sys.argv[1:]]))
+    warm = state.get("lr_batch") != [cfg.lr, cfg.batch]
+    state["lr_batch"] = [cfg.lr, cfg.batch]
     log(f"model {model.num_params() / 1e6:.2f}M params, {cfg.objective}, "
         f"{'resumed at step ' + str(state['step']) if resumed else 'new run'}, world {world}, "
-        f"{'bf16' if dtype == torch.bfloat16 else 'fp32'}")
+        f"{'bf16' if dtype == torch.bfloat16 else 'fp32'}, "
+        f"{f'warm-up {cfg.warmup} steps' if warm else 'no warm-up (the lr and batch it had)'}")
 
     stop = {"now": False}
 
@@ -314,7 +319,7 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
                 break
             t0 = time.time()
             lr = _lr(cfg, state["step"] - first_step,
-                     _progress(cfg, state["tokens"], t0 - t_start))
+                     _progress(cfg, state["tokens"], t0 - t_start), warm)
             for g in opt.param_groups:
                 g["lr"] = lr
             b = next(batches)

@@ -67,6 +67,22 @@ def test_train_resume_and_export(home, tmp_path):
     assert json.loads((home / "runs" / "d1" / "config.json").read_text())["attention"] == "infill"
 
 
+def test_a_resume_warms_up_only_for_a_new_lr_or_batch(home, capsys, monkeypatch):
+    """The optimizer's moments come back with the checkpoint: the same lr and batch need no
+    ramp, a new one does."""
+    monkeypatch.setenv("COLUMNS", "400")  # rich wraps its log to the terminal's width
+
+    def said() -> str:
+        return capsys.readouterr().err
+
+    assert _train(home, "w1", "--max-tokens", "400") == 0
+    assert "warm-up 200 steps" in said()
+    assert _train(home, "w1", "--resume", "--max-tokens", "800") == 0
+    assert "no warm-up (the lr and batch it had)" in said()
+    assert _train(home, "w1", "--resume", "--max-tokens", "1200", "--lr", "1e-4") == 0
+    assert "warm-up 200 steps" in said()
+
+
 def test_same_seed_same_weights(home):
     for run in ("s1", "s2"):
         assert _train(home, run, "--max-tokens", "700", "--seed", "7") == 0
