@@ -17,6 +17,8 @@ candidate was the same text.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -32,7 +34,7 @@ from .proposal import Proposal, Span
 from .repair import Unit, mechanical_repairs, units_from_errors
 from .spans import affected_spans, cursor_hole, repair_units
 from .syntax import Document, error_signature, new_errors, parse
-from .verify import Checkout
+from .verify import Checkout, by_rank_sum
 
 __all__ = ["Rewriter", "RewriterConfig", "SpanResult"]
 
@@ -159,13 +161,15 @@ class Rewriter:
 
     def _verified_holes(self, text: str, spans: list[Span], results: list[SpanResult],
                         path: str, trace: dict) -> tuple[str, list[SpanResult], dict]:
-        """The holes' picks that pass ``config.verify``: the top ones, else one hole's next.
+        """The holes' picks that pass ``config.verify``, the likeliest combinations first.
 
-        Holes are tried in order, each through its ranked candidates with the others at
-        their top picks (``config.verify_tries`` runs of the command at most); with one hole
-        that is the first ranked candidate that passes. None passing: every hole refused.
+        Combinations go by the sum of their picks' ranks (the top picks, then each hole's
+        second with the others at their top, then each hole's third and each pair's seconds,
+        …), ``config.verify_tries`` runs of the command at most: two holes that each need
+        their second candidate are found too. With one hole that is the first ranked
+        candidate that passes. None passing: every hole refused.
         """
-        picks = [r.text for r in results]
+        options = [list(dict.fromkeys([r.text, *r.candidates])) for r in results]
 
         def build(choice: list[str | None]) -> str:
             out, pos = [], 0
@@ -174,11 +178,11 @@ class Rewriter:
                 pos = span.end
             return "".join(out) + text[pos:]
 
-        tries = [list(picks)]
-        for i, r in enumerate(results):
-            tries += [[*picks[:i], c, *picks[i + 1:]] for c in r.candidates if c != picks[i]]
+        limit = min(self.config.verify_tries, math.prod(map(len, options)))
+        tries = itertools.islice(by_rank_sum([len(o) for o in options]), limit)
         with Checkout(self.config.verify, path) as checkout:
-            for n, choice in enumerate(tries[:self.config.verify_tries], 1):
+            for n, ranks in enumerate(tries, 1):
+                choice = [o[k] for o, k in zip(options, ranks, strict=True)]
                 candidate = build(choice)
                 if checkout.passes(candidate):
                     out = [replace(r, text=c) for r, c in zip(results, choice, strict=True)]
@@ -186,8 +190,7 @@ class Rewriter:
                                             "verified": "top" if n == 1 else "alternative"}
         refused = [replace(r, text=None, reason=f"no candidate passed '{self.config.verify}'")
                    for r in results]
-        return text, refused, {**trace, "verified": "none",
-                               "verify_runs": min(len(tries), self.config.verify_tries)}
+        return text, refused, {**trace, "verified": "none", "verify_runs": limit}
 
     def denoise_span(self, text: str, start: int, end: int, path: str | None = None, *,
                      before: Document | None = None, sampler: SamplerConfig | None = None,

@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 _IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "__pycache__", "node_modules",
@@ -65,6 +66,28 @@ class Checkout:
         stamp = self._mtime + self._runs
         os.utime(target, (stamp, stamp))
         return _run(self.command, self._copy, self.timeout) == 0
+
+
+def by_rank_sum(sizes: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every choice of one rank per slot (``sizes[i]`` ranks in slot ``i``), lowest sum first.
+
+    The order a verifier tries several holes' candidates in: the top picks, then each hole's
+    second with the rest at their top, then the thirds and the pairs of seconds, and so on;
+    lazily, since a caller stops at its first pass and the product can be huge.
+    """
+    def parts(total: int, slots: list[int]) -> Iterator[tuple[int, ...]]:
+        if not slots:
+            if total == 0:
+                yield ()
+            return
+        for k in range(min(total, slots[0] - 1), -1, -1):
+            for rest in parts(total - k, slots[1:]):
+                yield (k, *rest)
+
+    if not sizes or min(sizes) < 1:
+        return
+    for total in range(sum(sizes) - len(sizes) + 1):
+        yield from parts(total, sizes)
 
 
 def _run(command: str, cwd: Path, timeout: float) -> int | None:

@@ -118,6 +118,23 @@ def test_the_step_budget_reaches_every_fill(tmp_path, capsys):
     assert trace["steps"] > trace["calls"]  # unbudgeted (a line's budget of 4) it takes more
 
 
+def test_verify_finds_two_holes_that_each_need_their_second_candidate(tmp_path, capsys):
+    """Trying one hole's alternatives at a time, with the other at its top pick, never
+    reaches a combination where both differ from their top."""
+    src = tmp_path / "prog.py"
+    src.write_text("def stats(xs):\n    total = ???\n    n = ???\n    return total / n\n")
+    assert main(["fill", str(src), "--json"]) == 0
+    tops = [h["text"] for h in json.loads(capsys.readouterr().out)["holes"]]
+    (tmp_path / "check.py").write_text(
+        "import sys\nlines = open('prog.py').read().splitlines()\n"
+        f"sys.exit(lines[1] == '    total = ' + {tops[0]!r}\n"
+        f"         or lines[2] == '    n = ' + {tops[1]!r})\n")
+    assert main(["fill", str(src), "--json", "--verify", "python check.py"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [h["text"] != top for h, top in zip(out["holes"], tops, strict=True)] == [True, True]
+    assert out["trace"]["verified"] == "alternative" and out["trace"]["verify_runs"] <= 5
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--steps", "0"], "--steps must be at least 1"),
     (["--samples", "-1"], "--samples must not be negative"),

@@ -1,10 +1,11 @@
 """The verifier runs a command on one copy per proposal and kills all it started."""
 
+import itertools
 import subprocess
 import time
 import uuid
 
-from remask.diffing.verify import Checkout
+from remask.diffing.verify import Checkout, by_rank_sum
 
 
 def _alive(tag: str) -> bool:
@@ -63,3 +64,12 @@ def test_the_project_is_copied_once_for_all_candidates(tmp_path):
         assert checkout.passes("x = 2\n")
         assert not checkout.passes("x = 3\n")
     assert not (tmp_path / "ran").exists()
+
+
+def test_combinations_go_by_the_sum_of_their_ranks():
+    assert list(by_rank_sum([3, 2])) == [(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (2, 1)]
+    assert list(by_rank_sum([4])) == [(0,), (1,), (2,), (3,)]
+    every = list(by_rank_sum([2, 3, 1, 2]))
+    assert sorted(every) == sorted(itertools.product(range(2), range(3), range(1), range(2)))
+    assert [sum(c) for c in every] == sorted(sum(c) for c in every)
+    assert list(by_rank_sum([2, 0])) == []
