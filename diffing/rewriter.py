@@ -287,7 +287,8 @@ class Rewriter:
             return not python_ok(program, path, None), faults(program, path, s), -c.score
         model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates), key=rank)
         if span.kind == "dangling":  # a fill that leaves as many faults fixed nothing
-            model = [c for c in model if rank(c)[1] < faults(text, path, s)]
+            found = faults(text, path, s)
+            model = [c for c in model if rank(c)[1] < found]
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]
         return ranked, (model[0] if model else None), res.trace

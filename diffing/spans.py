@@ -141,7 +141,7 @@ def dangling_spans(before: str, after: str, ch: Change, cap: int) -> list[Span]:
     spans = [] if change is None else [
         s for s in default_spans(after, tree, starts, change, {o.start for o in reads}, cap)
         if _off_typed(s.start, s.end, ch)]
-    answered = list(spans)
+    answered = list(spans)  # by a default; the rest go to the model, statement by statement
     for o in reads:
         if o.name not in module and o.name not in _BUILTINS \
                 and not any(s.start <= o.start < s.end for s in answered):
