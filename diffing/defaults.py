@@ -8,7 +8,9 @@ that makes a condition constant, the branch it takes stays and the other goes:
 ``if None is not None:`` goes whole, with the comment lines just above it, and
 ``"python -m flask" if False else None`` becomes ``None``.
 
-Left to the model: a parameter without a default (nothing stands in); an edit that added a
+Left to the model: a parameter without a default (nothing stands in); a default that would
+not be the same value read again (``acc=[]``: each read a new list) or would read another
+binding where the body is (a name the body or its class binds); an edit that added a
 parameter as well, which may be what replaces it (requests' ``prefetch=True`` became
 ``stream=False``, read as ``if not stream:``); and any removal from a def that takes
 ``**kwargs``, where the name may now arrive through it (flask's ``json``, read as
@@ -53,10 +55,17 @@ def default_spans(text: str, tree: ast.Module, starts: list[int], change: Signat
         parsed = {k: ast.parse(v.strip(), mode="eval").body for k, v in values.items()}
     except SyntaxError:
         return []
-    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-               and n.lineno == change.line and n.name == change.name), None)
+    owner, fn = next(((o, n) for o in ast.walk(tree) for n in ast.iter_child_nodes(o)
+                      if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                      and n.lineno == change.line and n.name == change.name), (None, None))
     if fn is None:
         return []
+    # names the def's body or its class binds would read something else there
+    taken = _bound(fn) | {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    if isinstance(owner, ast.ClassDef):
+        taken |= _bound(owner)
+    values = {k: v for k, v in values.items() if _value_like(parsed[k]) and not any(
+        isinstance(n, ast.Name) and n.id in taken for n in ast.walk(parsed[k]))}
     inliner = _Inliner(text, starts, fn, values, parsed, reads, cap)
     spans: list[Span] = []
     for name in inliner.names:
@@ -243,6 +252,36 @@ class _Inliner:
         """Whether the line before offset ``a`` (a line start) is a comment at ``indent``."""
         above = self.text[self.text.rfind("\n", 0, a - 1) + 1:a].rstrip("\r\n")
         return above.startswith(indent + "#")
+
+
+def _bound(scope: ast.AST) -> set[str]:
+    """The names assigned, defined or imported anywhere inside ``scope`` (nested ones too)."""
+    out = set()
+    for n in ast.walk(scope):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) \
+                and n is not scope:
+            out.add(n.name)
+        elif isinstance(n, ast.alias):
+            out.add(n.asname or n.name.split(".")[0])
+    return out
+
+
+def _value_like(node: ast.expr) -> bool:
+    """Whether ``node`` gives an equal value wherever and however often it is evaluated.
+
+    A default is evaluated once, at the def; written where the reads were, it is evaluated at
+    each. Constants, names, attributes and arithmetic on them come out the same; a ``[]`` or
+    a call would make a new object each time (``acc=[]`` appended to, then returned).
+    """
+    if isinstance(node, ast.Constant | ast.Name | ast.Lambda):
+        return True
+    if isinstance(node, ast.Attribute | ast.UnaryOp):
+        return _value_like(node.value if isinstance(node, ast.Attribute) else node.operand)
+    if isinstance(node, ast.BinOp):
+        return _value_like(node.left) and _value_like(node.right)
+    return isinstance(node, ast.Tuple) and all(map(_value_like, node.elts))
 
 
 def _inside(node: ast.AST, outer: ast.AST) -> bool:

@@ -112,6 +112,12 @@ def test_the_span_says_why():
     ("def f(x, y):\n    return x + y\n", ", y", ""),
     # **kwargs may carry it now
     ("def f(x, json=None, **kw):\n    return x if json is None else json\n", "json=None, ", ""),
+    # each read of a [] would be a new list
+    ("def f(x, acc=[]):\n    acc.append(x)\n    return acc\n", ", acc=[]", ""),
+    # a class attribute the method body cannot see by its bare name
+    ("class A:\n    LIMIT = 3\n\n    def f(self, n=LIMIT):\n        return n\n", ", n=LIMIT", ""),
+    # a name the body binds reads the local there
+    ("def f(x, sep=SEP):\n    SEP = '-'\n    return sep.join(x)\n", ", sep=SEP", ""),
     # a parameter added in its place may be what replaces it
     ("def get(url, prefetch=True, stream=None):\n    if prefetch:\n        load()\n",
      "prefetch=True, stream=None", "stream=False, other=None"),
