@@ -39,8 +39,9 @@ def default_spans(text: str, tree: ast.Module, starts: list[int], change: Signat
                   reads: set[int], cap: int) -> list[Span]:
     """Return one span for each statement of the changed def reading a removed parameter.
 
-    ``reads`` are the offsets of the reads no binding reaches any more; only reads of
-    parameters the def dropped that had a default are answered. A span is the statement (a
+    ``reads`` are the offsets of the reads of lost names that no binding in the file's
+    functions reaches any more (a builtin or a module-level name may answer them now); only
+    reads of parameters the def dropped that had a default are answered. A span is the statement (a
     compound one's header), or the whole ``if`` whose test the default makes constant when
     it is at most ``cap`` characters (the spans' budget); its mechanical candidate is that
     text with the default in place.
