@@ -122,3 +122,25 @@ async def test_a_parameter_added_to_a_def_is_passed_on_by_the_quick_fix(client):
     assert edit.text_document.version == 2
     after = SERVER.replace("ssl=None)", "ssl=None, fd=None)")
     assert apply(after, edit.edits) == after.replace("port, ssl)", "port, ssl, fd)")
+
+
+REQUEST = ("class Request:\n    def __init__(self, url, referer=None):\n        self.url = url\n"
+           "        if referer is not None:\n            self.referer = referer\n"
+           "        self.depth = 0\n")
+URI4 = "file:///tmp/remask-test/request.py"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_parameter_removed_from_a_def_leaves_its_default_in_the_quick_fix(client):
+    open_doc(client, REQUEST, uri=URI4, version=1)
+    await diagnostics_for(client, 1, URI4)
+    change(client, 2, pos(1, 26), pos(1, 40), "", uri=URI4)  # ", referer=None" goes
+    hints = await diagnostics_for(client, 2, URI4)
+    assert [d.code for d in hints] == ["dangling"], hints
+    assert "default None" in hints[0].message
+    [fix] = [a for a in await actions(client, 3, URI4) if "dangling" in a.title]
+    edit = only_edit(fix)
+    assert edit.text_document.version == 2
+    after = REQUEST.replace(", referer=None", "")
+    assert apply(after, edit.edits) == after.replace(
+        "        if referer is not None:\n            self.referer = referer\n", "")
