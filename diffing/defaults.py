@@ -36,15 +36,16 @@ _JOINER, _COMMENT = re.compile(r"\b(?:and|or)\b"), re.compile(r"#[^\n]*")
 
 
 def default_spans(text: str, tree: ast.Module, starts: list[int], change: SignatureChange,
-                  reads: set[int], cap: int) -> list[Span]:
+                  reads: set[int], bindings: list[tuple[int, str]], cap: int) -> list[Span]:
     """Return one span for each statement of the changed def reading a removed parameter.
 
     ``reads`` are the offsets of the reads of lost names that no binding in the file's
     functions reaches any more (a builtin or a module-level name may answer them now); only
-    reads of parameters the def dropped that had a default are answered. A span is the statement (a
-    compound one's header), or the whole ``if`` whose test the default makes constant when
-    it is at most ``cap`` characters (the spans' budget); its mechanical candidate is that
-    text with the default in place.
+    reads of parameters the def dropped that had a default are answered. ``bindings`` are
+    where the text binds which names (:class:`.scopes.ScopeIndex`). A span is the statement
+    (a compound one's header), or the whole ``if`` whose test the default makes constant
+    when it is at most ``cap`` characters (the spans' budget); its mechanical candidate is
+    that text with the default in place.
     """
     kept = {p.name for p in change.new}
     values = {p.name: p.value for p in change.old
@@ -61,10 +62,11 @@ def default_spans(text: str, tree: ast.Module, starts: list[int], change: Signat
                       and n.lineno == change.line and n.name == change.name), (None, None))
     if fn is None:
         return []
-    # names the def's body or its class binds would read something else there
-    taken = _bound(fn) | {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-    if isinstance(owner, ast.ClassDef):
-        taken |= _bound(owner)
+    # names the def or its class binds would read something else in the body
+    scope = owner if isinstance(owner, ast.ClassDef) else fn
+    a = ast_offset(text, starts, scope.lineno, scope.col_offset)
+    b = ast_offset(text, starts, scope.end_lineno, scope.end_col_offset)
+    taken = {name for at, name in bindings if a <= at < b}
     values = {k: v for k, v in values.items() if _value_like(parsed[k]) and not any(
         isinstance(n, ast.Name) and n.id in taken for n in ast.walk(parsed[k]))}
     inliner = _Inliner(text, starts, fn, values, parsed, reads, cap)
@@ -253,20 +255,6 @@ class _Inliner:
         """Whether the line before offset ``a`` (a line start) is a comment at ``indent``."""
         above = self.text[self.text.rfind("\n", 0, a - 1) + 1:a].rstrip("\r\n")
         return above.startswith(indent + "#")
-
-
-def _bound(scope: ast.AST) -> set[str]:
-    """The names assigned, defined or imported anywhere inside ``scope`` (nested ones too)."""
-    out = set()
-    for n in ast.walk(scope):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            out.add(n.id)
-        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) \
-                and n is not scope:
-            out.add(n.name)
-        elif isinstance(n, ast.alias):
-            out.add(n.asname or n.name.split(".")[0])
-    return out
 
 
 def _value_like(node: ast.expr) -> bool:

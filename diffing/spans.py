@@ -20,7 +20,7 @@ from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
 from .scopes import ScopeIndex
-from .signature import call_site_spans, signature_change
+from .signature import SignatureChange, call_site_spans, signature_change
 from .syntax import new_errors, parse
 
 KINDS = ("repair", "rename", "signature", "dangling", "hole")
@@ -105,18 +105,16 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
     return sorted(spans, key=lambda s: s.start)
 
 
-def signature_spans(before: str, after: str, ch: Change) -> list[Span]:
+def signature_spans(after: str, change: SignatureChange, ch: Change) -> list[Span]:
     """The call sites of a changed def, and where the parameters it gained should go."""
-    change = signature_change(before, after)
-    if change is None:
-        return []
     calls = call_site_spans(after, change)
     uses = [u for u in param_use_spans(after, change)  # a call site's own span says it all
             if not any(c.start <= u.start and u.end <= c.end for c in calls)]
     return [s for s in calls + uses if _off_typed(s.start, s.end, ch)]
 
 
-def dangling_spans(before: str, after: str, ch: Change, cap: int) -> list[Span]:
+def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange | None,
+                   cap: int) -> list[Span]:
     """Return the statements still using a name whose binding the edit removed.
 
     E.g. ``i`` after ``for i in range(len(xs))`` became ``for x in xs``. A removed
@@ -137,9 +135,10 @@ def dangling_spans(before: str, after: str, ch: Change, cap: int) -> list[Span]:
     module = {o.name for o in new.bindings() if o.key[:2] == ("name", 0)}
     reads = [o for o in new.occurrences if o.name in lost and o.kind == "use"
              and o.key[:2] == ("name", 0)]
-    starts, change = line_starts(after), signature_change(before, after)
+    starts = line_starts(after)
     spans = [] if change is None else [
-        s for s in default_spans(after, tree, starts, change, {o.start for o in reads}, cap)
+        s for s in default_spans(after, tree, starts, change, {o.start for o in reads},
+                                 [(o.start, o.name) for o in new.bindings()], cap)
         if _off_typed(s.start, s.end, ch)]
     answered = list(spans)  # by a default; the rest go to the model, statement by statement
     for o in reads:
@@ -233,10 +232,12 @@ def affected_spans(before: str, after: str, path: str | None = None,
     if ch is not None and not spans:
         renames = rename_spans(before, after, ch) if "rename" in kinds else []
         spans += renames
-        if "signature" in kinds and not renames:
-            spans += signature_spans(before, after, ch)
+        follow = not renames and kinds & {"signature", "dangling"}
+        change = signature_change(before, after) if follow else None  # parses both: once
+        if "signature" in kinds and change is not None:
+            spans += signature_spans(after, change, ch)
         if "dangling" in kinds and not renames:
-            spans += dangling_spans(before, after, ch, cap)
+            spans += dangling_spans(before, after, ch, change, cap)
     if "hole" in kinds:
         spans += [s for s in hole_spans(after, marker, cursor)  # a typed marker is a request
                   if ch is None or after[s.start:s.end] == marker or _off_typed(s.start, s.end,

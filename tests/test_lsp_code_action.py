@@ -109,12 +109,19 @@ SERVER = ("class Server(Base):\n    def __init__(self, host, port, ssl=None):\n"
 URI3 = "file:///tmp/remask-test/server.py"
 
 
+async def signature_edited(client, text: str, uri: str, start: types.Position,
+                           end: types.Position, new: str) -> list[types.Diagnostic]:
+    """Open ``text`` as version 1, edit its def as version 2; the hints for version 2."""
+    open_doc(client, text, uri=uri, version=1)
+    await diagnostics_for(client, 1, uri)
+    change(client, 2, start, end, new, uri=uri)
+    return await diagnostics_for(client, 2, uri)
+
+
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_parameter_added_to_a_def_is_passed_on_by_the_quick_fix(client):
-    open_doc(client, SERVER, uri=URI3, version=1)
-    await diagnostics_for(client, 1, URI3)
-    change(client, 2, pos(1, 43), pos(1, 43), ", fd=None", uri=URI3)  # after ssl=None
-    hints = await diagnostics_for(client, 2, URI3)
+    hints = await signature_edited(client, SERVER, URI3, pos(1, 43), pos(1, 43),
+                                   ", fd=None")  # after ssl=None
     assert [(d.code, d.range.start.line) for d in hints] == [("signature", 2)], hints
     [fix] = [a for a in await actions(client, 2, URI3) if "signature" in a.title]
     assert fix.title == "Update 1 use of the signature"
@@ -132,10 +139,8 @@ URI4 = "file:///tmp/remask-test/request.py"
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_parameter_removed_from_a_def_leaves_its_default_in_the_quick_fix(client):
-    open_doc(client, REQUEST, uri=URI4, version=1)
-    await diagnostics_for(client, 1, URI4)
-    change(client, 2, pos(1, 26), pos(1, 40), "", uri=URI4)  # ", referer=None" goes
-    hints = await diagnostics_for(client, 2, URI4)
+    hints = await signature_edited(client, REQUEST, URI4, pos(1, 26), pos(1, 40),
+                                   "")  # ", referer=None" goes
     assert [d.code for d in hints] == ["dangling"], hints
     assert "default None" in hints[0].message
     [fix] = [a for a in await actions(client, 3, URI4) if "dangling" in a.title]
