@@ -26,7 +26,7 @@ from remask.infill.engine import Engine
 from remask.infill.sampler import Cancelled, SamplerConfig
 
 from .canvas import sampler_for
-from .checks import faults, fresh, merge_traces, python_ok, title
+from .checks import faults, fresh, merge_traces, python_ok, same_statement, title
 from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
@@ -286,9 +286,10 @@ class Rewriter:
             program = text[:s] + c.text + text[e:]
             return not python_ok(program, path, None), faults(program, path, s), -c.score
         model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates), key=rank)
-        if span.kind == "dangling":  # a fill that leaves as many faults fixed nothing
-            found = faults(text, path, s)
-            model = [c for c in model if rank(c)[1] < found]
+        if span.kind == "dangling":  # a fill that leaves as many faults fixed nothing, and
+            found = faults(text, path, s)  # one that makes the statement another does more
+            model = [c for c in model if rank(c)[1] < found
+                     and same_statement(text, text[:s] + c.text + text[e:], s)]
         ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]
         return ranked, (model[0] if model else None), res.trace

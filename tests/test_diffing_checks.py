@@ -1,10 +1,10 @@
 """``unbound_names``: how many names a program reads that no scope they could come from binds;
 ``faults``: those, plus the reads no binding reaches yet and the statements no path reaches,
-which a candidate ranks by."""
+which a candidate ranks by; ``same_statement``: whether a fill keeps what a statement does."""
 
 import pytest
 
-from remask.diffing.checks import faults, unbound_names
+from remask.diffing.checks import faults, same_statement, unbound_names
 
 
 @pytest.mark.parametrize(("source", "count"), [
@@ -53,7 +53,31 @@ def test_says_nothing_where_it_cannot_know(source, path):
     ("def f(n):\n    total = 0\n    total += n\n    return total\n", 0),
     # a ``return`` filled in above the code the function goes on with, and a made-up name
     ("def f(s):\n    return w\n    return s.split()[0]\n", 2),
+    # a statement that does nothing, where a read nothing binds was
+    ("def f(s):\n    pass\n    return s\n", 1),
 ])
 def test_faults_count_unbound_reads_and_dead_statements(source, count):
     assert faults(source, "t.py", source.index("\n") + 1) == count
     assert faults(source, "t.js", source.index("\n") + 1) == 0  # not Python
+
+
+BODY = "def f(xs, log):\n    total = 0\n    if xs:\n        total += len(xs)\n    return total\n"
+
+
+@pytest.mark.parametrize(("old", "new", "kept"), [
+    ("len(xs)", "sum(xs)", True),  # other expressions, the same statement
+    ("total += len(xs)", "pass", False),
+    ("total += len(xs)", "total -= len(xs)", False),  # another operator
+    ("total += len(xs)", "count += len(xs)", False),  # another target
+    ("total += len(xs)", "log(xs)", False),
+    ("total += len(xs)", "total += 1\n        total += 1", False),  # a statement more
+    ("if xs", "if not xs", True),  # a compound statement's header
+    ("if xs", "while xs", False),
+    ("return total", "return", False),  # a value no longer returned
+    ("return total", "return total + 1", True),
+    ("total += len(xs)", "total += (", False),  # Python cannot parse it
+])
+def test_same_statement_keeps_what_the_statement_does(old, new, kept):
+    at = BODY.index(old)
+    program = BODY[:at] + new + BODY[at + len(old):]
+    assert same_statement(BODY, program, at) is kept

@@ -1,9 +1,10 @@
 """``reads_before_binding``: reads of a name the body binds that no binding reaches yet;
-``unreachable_statements``: statements after a return, raise, break or continue in their block."""
+``unreachable_statements``: statements after a return, raise, break or continue in their block;
+``idle_statements``: a pass beside code, ``x = x``, an assignment echoed."""
 
 import pytest
 
-from remask.diffing.flow import reads_before_binding, unreachable_statements
+from remask.diffing.flow import idle_statements, reads_before_binding, unreachable_statements
 
 HERE = "# here\n"  # the offset asked about: the innermost body around this comment is walked
 
@@ -70,3 +71,22 @@ def test_says_nothing_where_it_cannot_know(source):
 ])
 def test_counts_statements_no_path_reaches(source, count):
     assert unreachable_statements(source, source.index(HERE)) == count
+
+
+@pytest.mark.parametrize(("source", "count"), [
+    ("def f(x):\n" + HERE + "    pass\n    return x\n", 1),  # a pass beside code
+    ("def f(x):\n" + HERE + "    '''Docs.'''\n    pass\n", 0),  # beside a docstring: the body
+    ("def f(x):\n" + HERE + "    if x:\n        pass\n    else:\n        x()\n", 0),
+    ("def f(x):\n" + HERE + "    x = x\n    return x\n", 1),
+    ("class C:\n    def m(self):\n" + HERE + "        self.a = self.a\n", 1),
+    ("def f(x):\n" + HERE + "    self.a = x.a\n", 0),
+    # a line echoed: each repeat counts; the same line apart from it does not
+    ("def f(s):\n" + HERE + "    i = 0\n    i = 0\n    i = 0\n    return i\n", 2),
+    ("def f(s):\n" + HERE + "    i += 1\n    i += 1\n", 1),
+    ("def f(s):\n" + HERE + "    i = 0\n    s()\n    i = 0\n", 0),
+    ("def f(it):\n" + HERE + "    next(it)\n    next(it)\n", 0),  # a call: skipping lines
+    ("x = x\n" + HERE, 0),  # module level: a re-export
+    ("def f(x):\n" + HERE + "    x = x\n    return (\n", 0),  # Python cannot parse it
+])
+def test_counts_statements_that_do_nothing(source, count):
+    assert idle_statements(source, source.index(HERE)) == count

@@ -206,6 +206,11 @@ def test_a_fill_keeps_a_file_that_python_parsed_parsable(engine, script, filled)
     ("acc += items[i] + scale", False),  # still reads the ``i`` nothing binds
     ("acc += w * scale", False),  # trades it for a ``w`` nothing binds
     ("acc += x * scale", True),
+    # fewer faults, but the statement no longer does what it did
+    ("pass", False),
+    ("acc = x * scale", False),
+    ("total = x * scale", False),
+    ("acc += x * scale\n        acc += x * scale", False),
 ])
 def test_a_dangling_fill_must_fix_something(engine, script, offered):
     tok = engine.tokenizer
