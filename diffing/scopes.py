@@ -35,6 +35,7 @@ class Occurrence:
     kind: str  # def, class, parameter, assignment, for-target, attribute, import, as-target, ...
     key: tuple
     function: str = ""  # for parameters: the function they belong to
+    owner: int | None = None  # for ``self.x`` / ``cls.x`` in a method: its class's scope id
 
 
 @dataclass
@@ -46,6 +47,7 @@ class _Scope:
     bound: set[str] = field(default_factory=set)
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
+    receiver: str = ""  # a method's first parameter: ``self``, ``cls``
 
 
 @dataclass
@@ -57,6 +59,7 @@ class _Raw:
     kind: str
     scope: _Scope
     function: str = ""
+    owner: int | None = None
 
 
 class ScopeIndex:
@@ -71,7 +74,8 @@ class ScopeIndex:
         collector.visit(ast.parse(text))
         self.occurrences = sorted((_resolve(r) for r in collector.raw),
                                   key=lambda o: o.start)
-        self._class_ids = collector.class_ids
+        self._class_ids = set(collector.classes)
+        self._families = _families(collector.classes)
 
     def at(self, offset: int) -> Occurrence | None:
         """Return the occurrence whose name covers (or starts at) ``offset``."""
@@ -108,10 +112,21 @@ class ScopeIndex:
                      if o.name == occ.name and self._is_member(o)}
         if occ.kind == "parameter":
             keys.add(("kw", occ.function, occ.name))
-        return [o for o in self.occurrences if o.key in keys]
+        refs = [o for o in self.occurrences if o.key in keys]
+        home = self._class_of(occ)
+        if home is None:
+            return refs
+        # ``self.name`` in another class is another attribute, unless inheritance in this
+        # file joins the two classes; an attribute of an object of unknown type stays
+        return [o for o in refs if (c := self._class_of(o)) is None
+                or self._families[c] & self._families[home]]
 
     def _is_member(self, occ: Occurrence) -> bool:
         return occ.key[0] == "name" and occ.key[1] in self._class_ids
+
+    def _class_of(self, occ: Occurrence) -> int | None:
+        """The class a member or a ``self.`` attribute belongs to; None where unknown."""
+        return occ.key[1] if self._is_member(occ) else occ.owner
 
     def bindings(self) -> list[Occurrence]:
         return [o for o in self.occurrences if o.binding]
@@ -124,7 +139,28 @@ def _resolve(r: _Raw) -> Occurrence:
         key = ("kw", r.function, r.name)
     else:
         key = ("name", _owner(r.scope, r.name).id, r.name)
-    return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function)
+    return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function, r.owner)
+
+
+def _families(classes: dict[int, tuple[str, list[str]]]) -> dict[int, set[int]]:
+    """For each class, itself and the classes that inherit from it here: its family.
+
+    Two classes' instances share attributes where one inherits from the other or a third
+    inherits from both (a mixin): exactly where their families meet. Two classes with a
+    common base only do not. Bases are matched by name among the file's classes.
+    """
+    ids: dict[str, set[int]] = {}
+    for cid, (name, _) in classes.items():
+        ids.setdefault(name, set()).add(cid)
+    family = {cid: {cid} for cid in classes}
+    for cid in classes:  # each class joins the family of every ancestor it has here
+        todo, seen = list(classes[cid][1]), set()
+        while todo:
+            for a in ids.get(todo.pop(), set()) - seen:
+                seen.add(a)
+                family[a].add(cid)
+                todo += classes[a][1]
+    return family
 
 
 def _owner(scope: _Scope, name: str) -> _Scope:
@@ -156,7 +192,7 @@ class _Collector(ast.NodeVisitor):
         self.scope = _Scope(0, "module", None)
         self.raw: list[_Raw] = []
         self.target_kind = "assignment"
-        self.class_ids: set[int] = set()
+        self.classes: dict[int, tuple[str, list[str]]] = {}  # scope id: name, base names
         self._ids = 0
 
     # positions -----------------------------------------------------------------------------
@@ -164,13 +200,14 @@ class _Collector(ast.NodeVisitor):
         return ast_offset(self.text, self.starts, lineno, col)
 
     def add(self, name: str, start: int, binding: bool, kind: str, scope: _Scope | None = None,
-            function: str = "") -> None:
+            function: str = "", owner: int | None = None) -> None:
         if self.text[start:start + len(name)] != name:
             return  # a position ast reports inexactly (old f-string quirks): skip, never guess
         scope = scope or self.scope
         if binding and kind not in ("attribute", "keyword"):
             scope.bound.add(name)
-        self.raw.append(_Raw(start, start + len(name), name, binding, kind, scope, function))
+        self.raw.append(_Raw(start, start + len(name), name, binding, kind, scope, function,
+                             owner))
 
     def add_after(self, pattern: str, name: str, node: ast.AST, binding: bool, kind: str) -> None:
         """Record ``name`` found by ``pattern`` (a regex with one group) inside ``node``."""
@@ -193,7 +230,12 @@ class _Collector(ast.NodeVisitor):
         self._outer_parts(node.args)
         if node.returns:
             self.visit(node.returns)
+        in_class = self.scope.kind == "class"
         outer = self.push("function", node.name)
+        positional = [*node.args.posonlyargs, *node.args.args]
+        if in_class and positional and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+            self.scope.receiver = positional[0].arg
         self._params(node.args, node.name)
         for stmt in node.body:
             self.visit(stmt)
@@ -213,7 +255,9 @@ class _Collector(ast.NodeVisitor):
             self.visit(d)
         self.add_after(r"class\s+({})\b", node.name, node, True, "class")
         outer = self.push("class", node.name)
-        self.class_ids.add(self.scope.id)
+        self.classes[self.scope.id] = (node.name, [
+            b.id if isinstance(b, ast.Name) else b.attr for b in node.bases
+            if isinstance(b, ast.Name | ast.Attribute)])
         for stmt in node.body:
             self.visit(stmt)
         self.scope = outer
@@ -283,7 +327,19 @@ class _Collector(ast.NodeVisitor):
         self.visit(node.value)
         binding = isinstance(node.ctx, ast.Store)
         start = self.offset(node.end_lineno, node.end_col_offset) - len(node.attr)
-        self.add(node.attr, start, binding, "attribute" if binding else "attribute-use")
+        self.add(node.attr, start, binding, "attribute" if binding else "attribute-use",
+                 owner=self._receiver_class(node.value))
+
+    def _receiver_class(self, value: ast.expr) -> int | None:
+        """The class id where ``value`` is the ``self`` (or ``cls``) of a method of it."""
+        if not isinstance(value, ast.Name):
+            return None
+        s: _Scope | None = self.scope
+        while s is not None and value.id not in s.bound:
+            s = s.parent
+        if s is None or s.kind != "function" or s.receiver != value.id or s.parent is None:
+            return None
+        return s.parent.id
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)

@@ -49,6 +49,54 @@ def test_method_rename_follows_attributes():
     assert texts(spans, after) == ["go", "go"]
 
 
+TWO = """class A{a}:
+    size = 0
+
+    def __init__(self, name):
+        self.name = name
+
+    def show(self):
+        return [self.name for _ in range(self.size)]
+
+
+class B{b}:
+    def __init__(self):
+        self.name = "b"
+
+    @classmethod
+    def make(cls):
+        return cls.name
+
+    @staticmethod
+    def of(self):
+        return self.name
+
+
+def describe(obj):
+    return obj.name
+"""
+
+
+def test_an_attribute_rename_keeps_to_its_class_and_what_inheritance_joins():
+    """``self.name`` in an unrelated class is another attribute; an object of unknown type
+    (``obj``, a static method's argument) may be either, so it follows."""
+    def lines(a="", b="", more=""):
+        before = TWO.format(a=a, b=b) + more
+        after = before.replace("self.name = name", "self.label = name")
+        return [after.count("\n", 0, s.start) + 1 for s in affected_spans(before, after)]
+
+    assert lines() == [8, 21, 25]
+    assert lines(b="(A)") == lines(a="(B)") == [8, 13, 17, 21, 25]
+    # a mixin: C's instances are A's and B's at once; a common base alone joins nothing
+    assert lines(more="\n\nclass C(A, B):\n    pass\n") == [8, 13, 17, 21, 25]
+    assert lines("(Base)", "(Base)", "\n\nclass Base:\n    pass\n") == [8, 21, 25]
+    # a class member renamed: the other class's ``cls.size`` is not its attribute
+    sized = TWO.format(a="", b="").replace("return cls.name", "return cls.size")
+    after = sized.replace("    size = 0", "    count = 0")
+    spans = affected_spans(sized, after)
+    assert texts(spans, after) == ["size"] and spans[0].start < after.index("class B")
+
+
 def test_changed_signature_spans_are_call_argument_lists():
     after = SRC.replace("def total(items, scale)", "def total(items, scale, bias)")
     [span] = affected_spans(SRC, after)
