@@ -35,7 +35,7 @@ class Occurrence:
     kind: str  # def, class, parameter, assignment, for-target, attribute, import, as-target, ...
     key: tuple
     function: str = ""  # for parameters: the function they belong to
-    owner: int | None = None  # for ``self.x`` / ``cls.x`` in a method: its class's scope id
+    owner: int | None = None  # an attribute's class (scope id), where the object's is known
 
 
 @dataclass
@@ -48,6 +48,7 @@ class _Scope:
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
     receiver: str = ""  # a method's first parameter: ``self``, ``cls``
+    typed: dict[str, str] = field(default_factory=dict)  # parameter: the class it is annotated
 
 
 @dataclass
@@ -59,7 +60,7 @@ class _Raw:
     kind: str
     scope: _Scope
     function: str = ""
-    owner: int | None = None
+    owner: int | str | None = None  # a class's scope id, or its name (an annotation)
 
 
 class ScopeIndex:
@@ -72,7 +73,10 @@ class ScopeIndex:
         self.text = text
         collector = _Collector(text)
         collector.visit(ast.parse(text))
-        self.occurrences = sorted((_resolve(r) for r in collector.raw),
+        named: dict[str, list[int]] = {}
+        for cid, (name, _) in collector.classes.items():
+            named.setdefault(name, []).append(cid)
+        self.occurrences = sorted((_resolve(r, named) for r in collector.raw),
                                   key=lambda o: o.start)
         self._class_ids = set(collector.classes)
         self._families = _families(collector.classes)
@@ -132,14 +136,18 @@ class ScopeIndex:
         return [o for o in self.occurrences if o.binding]
 
 
-def _resolve(r: _Raw) -> Occurrence:
+def _resolve(r: _Raw, classes: dict[str, list[int]]) -> Occurrence:
     if r.kind == "attribute" or r.kind == "attribute-use":
         key: tuple = ("attr", r.name)
     elif r.kind == "keyword":
         key = ("kw", r.function, r.name)
     else:
         key = ("name", _owner(r.scope, r.name).id, r.name)
-    return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function, r.owner)
+    owner = r.owner
+    if isinstance(owner, str):  # an annotation names a class: this file's, if it has one
+        found = classes.get(owner, [])
+        owner = found[0] if len(found) == 1 else None
+    return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function, owner)
 
 
 def _families(classes: dict[int, tuple[str, list[str]]]) -> dict[int, set[int]]:
@@ -200,7 +208,7 @@ class _Collector(ast.NodeVisitor):
         return ast_offset(self.text, self.starts, lineno, col)
 
     def add(self, name: str, start: int, binding: bool, kind: str, scope: _Scope | None = None,
-            function: str = "", owner: int | None = None) -> None:
+            function: str = "", owner: int | str | None = None) -> None:
         if self.text[start:start + len(name)] != name:
             return  # a position ast reports inexactly (old f-string quirks): skip, never guess
         scope = scope or self.scope
@@ -294,6 +302,11 @@ class _Collector(ast.NodeVisitor):
 
     def _params(self, args: ast.arguments, function: str) -> None:
         for a in _all_args(args):
+            hint = a.annotation
+            if isinstance(hint, ast.Constant) and isinstance(hint.value, str):
+                hint = ast.Name(hint.value)  # a forward reference: "Node"
+            if isinstance(hint, ast.Name):
+                self.scope.typed[a.arg] = hint.id
             self.add(a.arg, self.offset(a.lineno, a.col_offset), True, "parameter",
                      function=function)
 
@@ -330,16 +343,22 @@ class _Collector(ast.NodeVisitor):
         self.add(node.attr, start, binding, "attribute" if binding else "attribute-use",
                  owner=self._receiver_class(node.value))
 
-    def _receiver_class(self, value: ast.expr) -> int | None:
-        """The class id where ``value`` is the ``self`` (or ``cls``) of a method of it."""
+    def _receiver_class(self, value: ast.expr) -> int | str | None:
+        """The class of ``value`` where known: a method's ``self`` / ``cls``, or a class hint.
+
+        The class's scope id for ``self``; its name for a parameter annotated with a class
+        (``node: Node``, ``node: "Node"``), resolved once every class is known.
+        """
         if not isinstance(value, ast.Name):
             return None
         s: _Scope | None = self.scope
         while s is not None and value.id not in s.bound:
             s = s.parent
-        if s is None or s.kind != "function" or s.receiver != value.id or s.parent is None:
+        if s is None or s.kind != "function":
             return None
-        return s.parent.id
+        if s.receiver == value.id and s.parent is not None:
+            return s.parent.id
+        return s.typed.get(value.id)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)

@@ -72,7 +72,7 @@ class B{b}:
         return self.name
 
 
-def describe(obj):
+def describe(obj{hint}):
     return obj.name
 """
 
@@ -80,8 +80,8 @@ def describe(obj):
 def test_an_attribute_rename_keeps_to_its_class_and_what_inheritance_joins():
     """``self.name`` in an unrelated class is another attribute; an object of unknown type
     (``obj``, a static method's argument) may be either, so it follows."""
-    def lines(a="", b="", more=""):
-        before = TWO.format(a=a, b=b) + more
+    def lines(a="", b="", more="", hint=""):
+        before = TWO.format(a=a, b=b, hint=hint) + more
         after = before.replace("self.name = name", "self.label = name")
         return [after.count("\n", 0, s.start) + 1 for s in affected_spans(before, after)]
 
@@ -90,8 +90,11 @@ def test_an_attribute_rename_keeps_to_its_class_and_what_inheritance_joins():
     # a mixin: C's instances are A's and B's at once; a common base alone joins nothing
     assert lines(more="\n\nclass C(A, B):\n    pass\n") == [8, 13, 17, 21, 25]
     assert lines("(Base)", "(Base)", "\n\nclass Base:\n    pass\n") == [8, 21, 25]
+    # an object annotated with a class is of that class
+    assert lines(hint=": B") == [8, 21]
+    assert lines(hint=': "A"') == [8, 21, 25]
     # a class member renamed: the other class's ``cls.size`` is not its attribute
-    sized = TWO.format(a="", b="").replace("return cls.name", "return cls.size")
+    sized = TWO.format(a="", b="", hint="").replace("return cls.name", "return cls.size")
     after = sized.replace("    size = 0", "    count = 0")
     spans = affected_spans(sized, after)
     assert texts(spans, after) == ["size"] and spans[0].start < after.index("class B")
