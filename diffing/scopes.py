@@ -79,6 +79,7 @@ class ScopeIndex:
         self.occurrences = sorted((_resolve(r, named) for r in collector.raw),
                                   key=lambda o: o.start)
         self._class_ids = set(collector.classes)
+        self._methods = collector.methods
         self._families = _families(collector.classes)
 
     def at(self, offset: int) -> Occurrence | None:
@@ -117,6 +118,8 @@ class ScopeIndex:
         if occ.kind == "parameter":
             keys.add(("kw", occ.function, occ.name))
         refs = [o for o in self.occurrences if o.key in keys]
+        if occ.kind == "attribute":  # ``self.x = …`` shadows a method ``x``: renaming it
+            refs = [o for o in refs if o.start not in self._methods]  # un-shadows the method
         home = self._class_of(occ)
         if home is None:
             return refs
@@ -201,6 +204,7 @@ class _Collector(ast.NodeVisitor):
         self.raw: list[_Raw] = []
         self.target_kind = "assignment"
         self.classes: dict[int, tuple[str, list[str]]] = {}  # scope id: name, base names
+        self.methods: set[int] = set()  # where undecorated methods' names are
         self._ids = 0
 
     # positions -----------------------------------------------------------------------------
@@ -234,7 +238,10 @@ class _Collector(ast.NodeVisitor):
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for d in node.decorator_list:
             self.visit(d)
+        known = len(self.raw)
         self.add_after(r"def\s+({})\b", node.name, node, True, "def")
+        if self.scope.kind == "class" and not node.decorator_list and len(self.raw) > known:
+            self.methods.add(self.raw[-1].start)  # not a property, whose setter ``self.x =`` calls
         self._outer_parts(node.args)
         if node.returns:
             self.visit(node.returns)
@@ -344,16 +351,19 @@ class _Collector(ast.NodeVisitor):
                  owner=self._receiver_class(node.value))
 
     def _receiver_class(self, value: ast.expr) -> int | str | None:
-        """The class of ``value`` where known: a method's ``self`` / ``cls``, or a class hint.
+        """The class of ``value`` where known: ``self`` / ``cls``, a class hint, a class.
 
         The class's scope id for ``self``; its name for a parameter annotated with a class
-        (``node: Node``, ``node: "Node"``), resolved once every class is known.
+        (``node: Node``, ``node: "Node"``) or a module-level name (``Config.size``), resolved
+        once every class is known (a name no class of the file has stays unknown).
         """
         if not isinstance(value, ast.Name):
             return None
         s: _Scope | None = self.scope
         while s is not None and value.id not in s.bound:
             s = s.parent
+        if s is not None and s.kind == "module":
+            return value.id  # ``Config.size``: the class, where the file has one of that name
         if s is None or s.kind != "function":
             return None
         if s.receiver == value.id and s.parent is not None:

@@ -73,7 +73,7 @@ class B{b}:
 
 
 def describe(obj{hint}):
-    return obj.name
+    return obj.name, A.size, B.size
 """
 
 
@@ -97,7 +97,44 @@ def test_an_attribute_rename_keeps_to_its_class_and_what_inheritance_joins():
     sized = TWO.format(a="", b="", hint="").replace("return cls.name", "return cls.size")
     after = sized.replace("    size = 0", "    count = 0")
     spans = affected_spans(sized, after)
-    assert texts(spans, after) == ["size"] and spans[0].start < after.index("class B")
+    assert texts(spans, after) == ["size", "size"] and spans[0].start < after.index("class B")
+    assert spans[1].start == after.index("A.size") + 2  # the class named, not B
+
+
+SHADOW = """class Blueprint:
+    def __init__(self, defaults):
+        self.url_defaults = defaults
+
+    def url_defaults(self, f):
+        return f
+
+    def merged(self):
+        return dict(self.url_defaults)
+
+
+class Prop:
+    def __init__(self):
+        self.size = 1
+
+    @property
+    def size(self):
+        return self._size
+
+    @size.setter
+    def size(self, value):
+        self._size = value
+"""
+
+
+def test_renaming_an_attribute_that_shadowed_a_method_leaves_the_method():
+    """``self.url_defaults = …`` hid the method of that name; renaming it un-hides the method,
+    so the def stays (flask's ``url_values_defaults``). A property is another matter: its
+    setter is what ``self.size = 1`` calls, so it follows."""
+    after = SHADOW.replace("self.url_defaults = defaults", "self.url_values = defaults")
+    assert [after.count("\n", 0, s.start) + 1 for s in affected_spans(SHADOW, after)] == [9]
+    after = SHADOW.replace("self.size = 1", "self.length = 1")
+    assert [after.count("\n", 0, s.start) + 1 for s in affected_spans(SHADOW, after)] == [
+        17, 20, 21]
 
 
 def test_changed_signature_spans_are_call_argument_lists():
