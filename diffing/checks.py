@@ -7,8 +7,9 @@ import re
 import symtable
 from functools import lru_cache
 
+from .deadcode import idle_statements, unreachable_statements
 from .edits import ast_offset, line_starts
-from .flow import BUILTINS, idle_statements, reads_before_binding, unreachable_statements
+from .flow import BUILTINS, reads_before_binding
 
 _TITLES = {"rename": ("Rename {n} reference", "Rename {n} references"),
            "signature": ("Update {n} use of the signature", "Update {n} uses of the signature"),
@@ -98,13 +99,13 @@ def faults(text: str, path: str | None, at: int) -> int:
     that no binding of theirs reaches yet (:func:`.flow.reads_before_binding`: ``x = x``
     where a ``???`` was, ``total += n`` above the ``total = 0`` it needs), which scopes alone
     count as bound, plus the statements of that body no path reaches
-    (:func:`.flow.unreachable_statements`: a ``return`` filled in above code the function
+    (:func:`.deadcode.unreachable_statements`: a ``return`` filled in above code the function
     goes on with). Each was measured on the shipped bundle through the ``Rewriter``, paired:
     reads before binding (session 32) took the whole HumanEval single-line split 16.17% →
     16.26% (+1 / −0), multi-line (500 tasks) 4.00% both; unreachable statements (session
     33) 16.26% → 16.65% (+4 / −0) and 4.00% → 4.20% (+1 / −0), edit similarity on 600
     held-out lines 0.593 → 0.598. Plus the statements of that function that do nothing
-    (:func:`.flow.idle_statements`: a ``pass`` beside code, ``x = x``, a line echoed).
+    (:func:`.deadcode.idle_statements`: a ``pass`` beside code, ``x = x``, a line echoed).
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return 0

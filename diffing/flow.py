@@ -9,16 +9,14 @@ flow-sensitive pass over statements (branches joined, loops iterated to a fixed 
 ``break``/``return`` approximated by fall-through, which only merges webs, never splits
 wrongly). Model-free; the positions match :mod:`.scopes`. The same pass says which reads no
 binding reaches at all (:func:`reads_before_binding`), which is how a candidate fill that
-reads a local before the code binds it gets ranked behind one that does not; and, from the
-same parse, which statements no path reaches (:func:`unreachable_statements`) and which do
-nothing (:func:`idle_statements`).
+reads a local before the code binds it gets ranked behind one that does not
+(:mod:`.deadcode` reads the same parse for code that is never run or does nothing).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import itertools
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -30,7 +28,6 @@ State = dict[str, frozenset[int]]
 ENTRY = -1  # the binding from outside the body (a global, a builtin, or none)
 BUILTINS = frozenset(dir(builtins))
 _DEF = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]")
-_TERMINAL = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
 class _Unanalyzable(Exception):
@@ -73,7 +70,7 @@ def reads_before_binding(text: str, at: int) -> int:
     lines parse alone: a ranking checks every candidate, and parsing a 6,000-line file
     costs ~30 ms. Text that does not parse and bodies the pass does not model count 0.
     """
-    found = _innermost_def(text, at)
+    found = innermost_def(text, at)
     if found is None:
         return 0
     text, at, tree, owner = found
@@ -86,65 +83,8 @@ def reads_before_binding(text: str, at: int) -> int:
     return sum(1 for off in walker.unreached if walker.names[off] in walker.bound - outside)
 
 
-def unreachable_statements(text: str, at: int) -> int:
-    """How many statements of the body holding ``at`` no path reaches.
-
-    Those after a ``return``, ``raise``, ``break`` or ``continue`` in their own block: a
-    fill that ends a block early (``return words`` above the ``return words[0]`` the
-    function goes on with) silences the code after it, which is seldom what was removed and
-    never what a user who wrote that code meant. Only statements straight after one count,
-    not those an ``if`` whose every branch returns leaves behind. Parsed as
-    :func:`reads_before_binding` parses (the same parse, cached); text that does not parse
-    counts 0.
-    """
-    found = _innermost_def(text, at)
-    return 0 if found is None else sum(
-        next((len(stmts) - i - 1 for i, s in enumerate(stmts) if isinstance(s, _TERMINAL)), 0)
-        for stmts in _blocks(found[3]))
-
-
-def idle_statements(text: str, at: int) -> int:
-    """How many statements of the function holding ``at`` do nothing.
-
-    A ``pass`` beside other code, ``x = x`` (``self.a = self.a``), and an assignment the
-    same as the one just before it: the model writes them where it has nothing to say (a
-    block of one line echoed, a read it cannot answer dropped for ``pass``), and code people
-    write hardly ever holds them — in a third of the corpus's files, 21 such ``pass``es, 6
-    repeated assignments and no self-assignment in a function among 900k statements.
-    Module level counts 0 (``name = name`` re-exports there); so does text that does not
-    parse.
-    """
-    found = _innermost_def(text, at)
-    if found is None or isinstance(found[3], ast.Module):
-        return 0
-    idle = 0
-    for stmts in _blocks(found[3]):
-        code = [s for s in stmts if not (isinstance(s, ast.Expr)
-                                         and isinstance(s.value, ast.Constant))]
-        idle += sum(isinstance(s, ast.Pass) for s in code) if len(code) > 1 else 0
-        idle += sum(isinstance(s, ast.Assign) and len(s.targets) == 1
-                    and _same(s.targets[0], s.value) for s in stmts)
-        idle += sum(isinstance(b, ast.Assign | ast.AugAssign | ast.AnnAssign) and _same(a, b)
-                    for a, b in itertools.pairwise(stmts))
-    return idle
-
-
-def _blocks(owner: ast.AST) -> Iterator[list[ast.stmt]]:
-    """Every statement list under ``owner``: bodies, ``else``s, ``finally``s."""
-    for node in ast.walk(owner):
-        for field in ("body", "orelse", "finalbody"):
-            stmts = getattr(node, field, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
-                yield stmts
-
-
-def _same(a: ast.AST, b: ast.AST) -> bool:
-    """Whether two nodes are the same code, a target and a read of it alike."""
-    return ast.dump(a).replace("Store()", "Load()") == ast.dump(b).replace("Store()", "Load()")
-
-
 @lru_cache(maxsize=16)
-def _innermost_def(text: str, at: int
+def innermost_def(text: str, at: int
                    ) -> tuple[str, int, ast.Module, ast.Module | ast.FunctionDef
                               | ast.AsyncFunctionDef] | None:
     """``(text, at, tree, owner)``: the function holding ``at``, parsed alone where it can be.

@@ -1,10 +1,8 @@
-"""``reads_before_binding``: reads of a name the body binds that no binding reaches yet;
-``unreachable_statements``: statements after a return, raise, break or continue in their block;
-``idle_statements``: a pass beside code, ``x = x``, an assignment echoed."""
+"""``reads_before_binding``: reads of a name the body binds that no binding reaches yet."""
 
 import pytest
 
-from remask.diffing.flow import idle_statements, reads_before_binding, unreachable_statements
+from remask.diffing.flow import reads_before_binding
 
 HERE = "# here\n"  # the offset asked about: the innermost body around this comment is walked
 
@@ -49,44 +47,3 @@ def test_counts_reads_no_binding_reaches(source, count):
 ])
 def test_says_nothing_where_it_cannot_know(source):
     assert reads_before_binding(source, source.index(HERE)) == 0
-
-
-@pytest.mark.parametrize(("source", "count"), [
-    ("def f(s):\n    words = s.split()\n" + HERE + "    return words\n    return words[0]\n", 1),
-    ("def f(s):\n" + HERE + "    return s\n", 0),
-    ("def f(xs):\n" + HERE + "    for x in xs:\n        continue\n        print(x)\n"
-     "        x += 1\n    else:\n        return 0\n        pass\n", 3),
-    ("def f(xs):\n" + HERE + "    while xs:\n        break\n    return xs\n", 0),  # after the loop
-    ("def f(a):\n" + HERE + "    if a:\n        raise ValueError(a)\n        a = 0\n", 1),
-    ("def f(a):\n" + HERE + "    try:\n        return a\n        a += 1\n    except E:\n"
-     "        return 0\n    finally:\n        return 1\n        a = 2\n", 2),
-    # what an if whose every branch returns leaves dead is not counted: only straight after
-    ("def f(a):\n" + HERE + "    if a:\n        return 1\n    else:\n        return 2\n"
-     "    return 3\n", 0),
-    # the body holding the offset, as for reads: not its neighbours
-    ("def f():\n    return 1\n    g()\n\ndef g():\n" + HERE + "    pass\n", 0),
-    ("class C:\n    def m(self):\n" + HERE + "        return 1\n        self.x = 2\n", 1),
-    ("def f():\n" + HERE + '    s = """\nno\n"""\n    return s\n    s = 1\n', 1),  # whole file
-    ("return = (\n" + HERE, 0),  # Python cannot parse it
-])
-def test_counts_statements_no_path_reaches(source, count):
-    assert unreachable_statements(source, source.index(HERE)) == count
-
-
-@pytest.mark.parametrize(("source", "count"), [
-    ("def f(x):\n" + HERE + "    pass\n    return x\n", 1),  # a pass beside code
-    ("def f(x):\n" + HERE + "    '''Docs.'''\n    pass\n", 0),  # beside a docstring: the body
-    ("def f(x):\n" + HERE + "    if x:\n        pass\n    else:\n        x()\n", 0),
-    ("def f(x):\n" + HERE + "    x = x\n    return x\n", 1),
-    ("class C:\n    def m(self):\n" + HERE + "        self.a = self.a\n", 1),
-    ("def f(x):\n" + HERE + "    self.a = x.a\n", 0),
-    # a line echoed: each repeat counts; the same line apart from it does not
-    ("def f(s):\n" + HERE + "    i = 0\n    i = 0\n    i = 0\n    return i\n", 2),
-    ("def f(s):\n" + HERE + "    i += 1\n    i += 1\n", 1),
-    ("def f(s):\n" + HERE + "    i = 0\n    s()\n    i = 0\n", 0),
-    ("def f(it):\n" + HERE + "    next(it)\n    next(it)\n", 0),  # a call: skipping lines
-    ("x = x\n" + HERE, 0),  # module level: a re-export
-    ("def f(x):\n" + HERE + "    x = x\n    return (\n", 0),  # Python cannot parse it
-])
-def test_counts_statements_that_do_nothing(source, count):
-    assert idle_statements(source, source.index(HERE)) == count
