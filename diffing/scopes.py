@@ -49,6 +49,8 @@ class _Scope:
     nonlocals: set[str] = field(default_factory=set)
     receiver: str = ""  # a method's first parameter: ``self``, ``cls``
     typed: dict[str, str] = field(default_factory=dict)  # parameter: the class it is annotated
+    made: dict[str, set[str]] = field(default_factory=dict)  # name: ``C`` of each ``= C(…)``,
+    # "" for any other binding
 
 
 @dataclass
@@ -60,7 +62,7 @@ class _Raw:
     kind: str
     scope: _Scope
     function: str = ""
-    owner: int | str | None = None  # a class's scope id, or its name (an annotation)
+    owner: int | str | None = None  # a class's scope id, or the name whose class it is
 
 
 class ScopeIndex:
@@ -147,10 +149,25 @@ def _resolve(r: _Raw, classes: dict[str, list[int]]) -> Occurrence:
     else:
         key = ("name", _owner(r.scope, r.name).id, r.name)
     owner = r.owner
-    if isinstance(owner, str):  # an annotation names a class: this file's, if it has one
-        found = classes.get(owner, [])
-        owner = found[0] if len(found) == 1 else None
+    if isinstance(owner, str):  # the object is a name: its class, where this file says
+        owner = _class_of_name(r.scope, owner, classes)
     return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function, owner)
+
+
+def _class_of_name(scope: _Scope, name: str, classes: dict[str, list[int]]) -> int | None:
+    """The file's class that ``name``, read in ``scope``, holds an instance of (or is).
+
+    Where its binding is a parameter annotated with a class, a module-level class itself
+    (``Config.size``), or a name bound only ever to ``C(…)`` of one class; else None.
+    """
+    scope = _owner(scope, name)
+    hint = scope.typed.get(name)
+    if hint is None and scope.kind == "module" and name in classes:
+        hint = name
+    if hint is None and len(made := scope.made.get(name, set())) == 1:
+        hint = next(iter(made))
+    found = classes.get(hint or "", [])
+    return found[0] if len(found) == 1 else None
 
 
 def _families(classes: dict[int, tuple[str, list[str]]]) -> dict[int, set[int]]:
@@ -203,6 +220,7 @@ class _Collector(ast.NodeVisitor):
         self.scope = _Scope(0, "module", None)
         self.raw: list[_Raw] = []
         self.target_kind = "assignment"
+        self.made_by = ""  # while an ``x = C(…)``'s targets are visited: ``C``
         self.classes: dict[int, tuple[str, list[str]]] = {}  # scope id: name, base names
         self.methods: set[int] = set()  # where undecorated methods' names are
         self._ids = 0
@@ -218,6 +236,7 @@ class _Collector(ast.NodeVisitor):
         scope = scope or self.scope
         if binding and kind not in ("attribute", "keyword"):
             scope.bound.add(name)
+            scope.made.setdefault(name, set()).add(self.made_by if kind == "assignment" else "")
         self.raw.append(_Raw(start, start + len(name), name, binding, kind, scope, function,
                              owner))
 
@@ -351,24 +370,37 @@ class _Collector(ast.NodeVisitor):
                  owner=self._receiver_class(node.value))
 
     def _receiver_class(self, value: ast.expr) -> int | str | None:
-        """The class of ``value`` where known: ``self`` / ``cls``, a class hint, a class.
+        """The class of ``value``: the class's id for a method's ``self`` / ``cls``.
 
-        The class's scope id for ``self``; its name for a parameter annotated with a class
-        (``node: Node``, ``node: "Node"``) or a module-level name (``Config.size``), resolved
-        once every class is known (a name no class of the file has stays unknown).
+        For another name, the name itself, which :func:`_class_of_name` resolves once the
+        whole file is read (annotations, classes and ``= C(…)`` bindings may come later);
+        None for any other expression.
         """
         if not isinstance(value, ast.Name):
             return None
         s: _Scope | None = self.scope
         while s is not None and value.id not in s.bound:
             s = s.parent
-        if s is not None and s.kind == "module":
-            return value.id  # ``Config.size``: the class, where the file has one of that name
-        if s is None or s.kind != "function":
-            return None
-        if s.receiver == value.id and s.parent is not None:
+        if s is not None and s.kind == "function" and s.receiver == value.id \
+                and s.parent is not None:
             return s.parent.id
-        return s.typed.get(value.id)
+        return value.id
+
+    def visit_Assign(self, node: ast.Assign | ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        call = node.value.func if isinstance(node.value, ast.Call) else None
+        hint = getattr(node, "annotation", None) or call
+        if isinstance(node, ast.AnnAssign):
+            self.visit(node.annotation)
+        for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            outer = self.made_by  # a name bound to ``C(…)`` (or annotated ``C``) holds a C
+            self.made_by = hint.id if isinstance(t, ast.Name) and isinstance(hint, ast.Name) \
+                else ""
+            self.visit(t)
+            self.made_by = outer
+
+    visit_AnnAssign = visit_Assign
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)

@@ -101,6 +101,34 @@ def test_an_attribute_rename_keeps_to_its_class_and_what_inheritance_joins():
     assert spans[1].start == after.index("A.size") + 2  # the class named, not B
 
 
+MADE = """class A:
+    def __init__(self):
+        self.name = "a"
+
+
+class B:
+    def __init__(self):
+        self.name = "b"
+
+
+def use():
+    a = A()
+    b: B = make()
+    x, y = A(), B()
+    c = A()
+    c = B()
+    return a.name, b.name, x.name, y.name, c.name
+"""
+
+
+def test_a_name_bound_only_to_one_class_is_of_that_class():
+    """``a = A()`` holds an A, ``b: B`` a B; an unpacked or twice-bound name may hold either."""
+    after = MADE.replace('self.name = "a"', 'self.label = "a"')
+    ret = after.index("return")
+    objects = [after[s.start - 2] for s in affected_spans(MADE, after) if s.start > ret]
+    assert objects == ["a", "x", "y", "c"]
+
+
 SHADOW = """class Blueprint:
     def __init__(self, defaults):
         self.url_defaults = defaults
