@@ -122,13 +122,18 @@ class ScopeIndex:
         refs = [o for o in self.occurrences if o.key in keys]
         if occ.kind == "attribute":  # ``self.x = …`` shadows a method ``x``: renaming it
             refs = [o for o in refs if o.start not in self._methods]  # un-shadows the method
-        home = self._class_of(occ)
-        if home is None:
-            return refs
         # ``self.name`` in another class is another attribute, unless inheritance in this
         # file joins the two classes; an attribute of an object of unknown type stays
-        return [o for o in refs if (c := self._class_of(o)) is None
-                or self._families[c] & self._families[home]]
+        return [o for o in refs if self.may_share(occ, o)]
+
+    def may_share(self, a: Occurrence, b: Occurrence) -> bool:
+        """Whether ``a`` and ``b`` may name one attribute, as far as their classes tell.
+
+        They may unless both classes are known and no inheritance in the file joins them:
+        ``b.show()`` with ``b: B`` does not call ``A.show``.
+        """
+        ca, cb = self._class_of(a), self._class_of(b)
+        return ca is None or cb is None or bool(self._families[ca] & self._families[cb])
 
     def _is_member(self, occ: Occurrence) -> bool:
         return occ.key[0] == "name" and occ.key[1] in self._class_ids
@@ -372,10 +377,12 @@ class _Collector(ast.NodeVisitor):
     def _receiver_class(self, value: ast.expr) -> int | str | None:
         """The class of ``value``: the class's id for a method's ``self`` / ``cls``.
 
-        For another name, the name itself, which :func:`_class_of_name` resolves once the
-        whole file is read (annotations, classes and ``= C(…)`` bindings may come later);
-        None for any other expression.
+        For another name, or a call of one (``A()``), the name itself, which
+        :func:`_class_of_name` resolves once the whole file is read (annotations, classes
+        and ``= C(…)`` bindings may come later); None for any other expression.
         """
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            return value.func.id  # ``A().show``: an A, where ``A`` is one of the file's classes
         if not isinstance(value, ast.Name):
             return None
         s: _Scope | None = self.scope

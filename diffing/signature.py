@@ -15,6 +15,7 @@ obj)``). A changed ``__init__`` is called as its class. Model-free: plain ``ast`
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .arglist import insert_arguments, line_limit
@@ -90,8 +91,14 @@ def signature_change(before: str, after: str) -> SignatureChange | None:
     return None
 
 
-def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
-    """One span per call of the changed function whose argument list should change."""
+def call_site_spans(text: str, change: SignatureChange,
+                    elsewhere: Callable[[int], bool] | None = None) -> list[Span]:
+    """One span per call of the changed function whose argument list should change.
+
+    ``elsewhere(at)`` says whether the method named at ``at`` in ``obj.name(...)`` is
+    another class's, as far as the caller can tell (:meth:`.scopes.ScopeIndex.may_share`):
+    those calls are left as they are.
+    """
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -100,6 +107,10 @@ def call_site_spans(text: str, change: SignatureChange) -> list[Span]:
     spans = []
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call) or not change.called_by(call):
+            continue
+        f = call.func
+        if elsewhere is not None and isinstance(f, ast.Attribute) and elsewhere(
+                _offset(text, starts, f.end_lineno, f.end_col_offset) - len(f.attr)):
             continue
         open_ = text.find("(", _offset(text, starts, call.func.end_lineno,
                                        call.func.end_col_offset))

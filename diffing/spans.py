@@ -11,6 +11,7 @@ import ast
 import bisect
 import builtins
 import keyword
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .defaults import default_spans
@@ -105,9 +106,23 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
     return sorted(spans, key=lambda s: s.start)
 
 
+def _other_class(after: str, change: SignatureChange) -> Callable[[int], bool] | None:
+    """Whether the method named at an offset is another class's than the changed def."""
+    try:
+        index = ScopeIndex(after)
+    except SyntaxError:
+        return None
+    starts = line_starts(after)
+    home = next((o for o in index.occurrences if o.kind == "def" and o.name == change.name
+                 and _line_of(starts, o.start) == change.line), None)
+    if home is None:
+        return None
+    return lambda at: (o := index.at(at)) is not None and not index.may_share(home, o)
+
+
 def signature_spans(after: str, change: SignatureChange, ch: Change) -> list[Span]:
     """The call sites of a changed def, and where the parameters it gained should go."""
-    calls = call_site_spans(after, change)
+    calls = call_site_spans(after, change, _other_class(after, change))
     uses = [u for u in param_use_spans(after, change)  # a call site's own span says it all
             if not any(c.start <= u.start and u.end <= c.end for c in calls)]
     return [s for s in calls + uses if _off_typed(s.start, s.end, ch)]

@@ -165,6 +165,45 @@ def test_renaming_an_attribute_that_shadowed_a_method_leaves_the_method():
         17, 20, 21]
 
 
+SHOWN = """class A:
+    def show(self):
+        return "a"
+
+    def run(self):
+        return self.show()
+
+
+class B:
+    def show(self):
+        return "b"
+
+    def run(self):
+        return self.show()
+
+
+class C(A):
+    def run(self):
+        return self.show()
+
+
+def main(a: A, b: B, x):
+    return a.show(), b.show(), A().show(), B().show(), x.show()
+"""
+
+
+def test_a_changed_method_is_called_where_its_class_may_be():
+    """``self.show()`` in B, ``b: B`` and ``B()`` call B's ``show``, not the changed A's; a
+    subclass's ``self`` and an object of unknown type may be an A."""
+    at = SHOWN.index("def show(self):")
+    after = SHOWN[:at] + "def show(self, loud):" + SHOWN[at + len("def show(self):"):]
+    spans = affected_spans(SHOWN, after)
+    calls = [(after.count("\n", 0, s.start) + 1, after[after.rindex(" ", 0, s.start) + 1:s.end])
+             for s in spans]
+    assert calls == [(6, "self.show("), (19, "self.show("), (23, "a.show("), (23, "A().show("),
+                     (23, "x.show(")]
+    assert all(s.mechanical == ("loud",) for s in spans)
+
+
 def test_changed_signature_spans_are_call_argument_lists():
     after = SRC.replace("def total(items, scale)", "def total(items, scale, bias)")
     [span] = affected_spans(SRC, after)
