@@ -49,8 +49,7 @@ class _Scope:
     nonlocals: set[str] = field(default_factory=set)
     receiver: str = ""  # a method's first parameter: ``self``, ``cls``
     typed: dict[str, str] = field(default_factory=dict)  # parameter: the class it is annotated
-    made: dict[str, set[str]] = field(default_factory=dict)  # name: ``C`` of each ``= C(…)``,
-    # "" for any other binding
+    made: dict[str, set[str]] = field(default_factory=dict)  # name: C of each = C(…), or ""
 
 
 @dataclass
@@ -62,7 +61,7 @@ class _Raw:
     kind: str
     scope: _Scope
     function: str = ""
-    owner: int | str | None = None  # a class's scope id, or the name whose class it is
+    owner: int | tuple[str, bool] | None = None  # a class's scope id, or (name, called)
 
 
 class ScopeIndex:
@@ -154,23 +153,24 @@ def _resolve(r: _Raw, classes: dict[str, list[int]]) -> Occurrence:
     else:
         key = ("name", _owner(r.scope, r.name).id, r.name)
     owner = r.owner
-    if isinstance(owner, str):  # the object is a name: its class, where this file says
-        owner = _class_of_name(r.scope, owner, classes)
+    if isinstance(owner, tuple):  # the object is a name (or its call): its class, if known
+        owner = _class_of_name(r.scope, *owner, classes)
     return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function, owner)
 
 
-def _class_of_name(scope: _Scope, name: str, classes: dict[str, list[int]]) -> int | None:
-    """The file's class that ``name``, read in ``scope``, holds an instance of (or is).
+def _class_of_name(scope: _Scope, name: str, called: bool, classes: dict[str, list[int]]
+                   ) -> int | None:
+    """The file's class whose instance ``name`` (or, ``called``, ``name(…)``) is, or is.
 
-    Where its binding is a parameter annotated with a class, a module-level class itself
-    (``Config.size``), or a name bound only ever to ``C(…)`` of one class; else None.
+    A module-level class itself (``Config.size``, and ``A()`` an instance of it); else, not
+    called, a parameter or name annotated with a class or a name bound only ever to ``C(…)``
+    of one class; else None.
     """
     scope = _owner(scope, name)
-    hint = scope.typed.get(name)
-    if hint is None and scope.kind == "module" and name in classes:
-        hint = name
-    if hint is None and len(made := scope.made.get(name, set())) == 1:
-        hint = next(iter(made))
+    hint = name if scope.kind == "module" and name in classes else None
+    if hint is None and not called:
+        made = scope.made.get(name, set())
+        hint = scope.typed.get(name) or (next(iter(made)) if len(made) == 1 else None)
     found = classes.get(hint or "", [])
     return found[0] if len(found) == 1 else None
 
@@ -235,7 +235,7 @@ class _Collector(ast.NodeVisitor):
         return ast_offset(self.text, self.starts, lineno, col)
 
     def add(self, name: str, start: int, binding: bool, kind: str, scope: _Scope | None = None,
-            function: str = "", owner: int | str | None = None) -> None:
+            function: str = "", owner: int | tuple[str, bool] | None = None) -> None:
         if self.text[start:start + len(name)] != name:
             return  # a position ast reports inexactly (old f-string quirks): skip, never guess
         scope = scope or self.scope
@@ -262,14 +262,13 @@ class _Collector(ast.NodeVisitor):
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for d in node.decorator_list:
             self.visit(d)
-        known = len(self.raw)
+        in_class, known = self.scope.kind == "class", len(self.raw)
         self.add_after(r"def\s+({})\b", node.name, node, True, "def")
-        if self.scope.kind == "class" and not node.decorator_list and len(self.raw) > known:
+        if in_class and not node.decorator_list and len(self.raw) > known:
             self.methods.add(self.raw[-1].start)  # not a property, whose setter ``self.x =`` calls
         self._outer_parts(node.args)
         if node.returns:
             self.visit(node.returns)
-        in_class = self.scope.kind == "class"
         outer = self.push("function", node.name)
         positional = [*node.args.posonlyargs, *node.args.args]
         if in_class and positional and not any(
@@ -374,15 +373,15 @@ class _Collector(ast.NodeVisitor):
         self.add(node.attr, start, binding, "attribute" if binding else "attribute-use",
                  owner=self._receiver_class(node.value))
 
-    def _receiver_class(self, value: ast.expr) -> int | str | None:
+    def _receiver_class(self, value: ast.expr) -> int | tuple[str, bool] | None:
         """The class of ``value``: the class's id for a method's ``self`` / ``cls``.
 
-        For another name, or a call of one (``A()``), the name itself, which
-        :func:`_class_of_name` resolves once the whole file is read (annotations, classes
-        and ``= C(…)`` bindings may come later); None for any other expression.
+        For another name, or a call of one (``A()``), the name and whether it is called,
+        which :func:`_class_of_name` resolves once the whole file is read (annotations,
+        classes and ``= C(…)`` bindings may come later); None for any other expression.
         """
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-            return value.func.id  # ``A().show``: an A, where ``A`` is one of the file's classes
+            return value.func.id, True  # ``A().show``: an A, where A is one of the file's classes
         if not isinstance(value, ast.Name):
             return None
         s: _Scope | None = self.scope
@@ -391,7 +390,7 @@ class _Collector(ast.NodeVisitor):
         if s is not None and s.kind == "function" and s.receiver == value.id \
                 and s.parent is not None:
             return s.parent.id
-        return value.id
+        return value.id, False
 
     def visit_Assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         if node.value is not None:

@@ -117,16 +117,18 @@ def use():
     x, y = A(), B()
     c = A()
     c = B()
-    return a.name, b.name, x.name, y.name, c.name
+    d = B()
+    return a.name, b.name, x.name, y.name, c.name, d().name
 """
 
 
 def test_a_name_bound_only_to_one_class_is_of_that_class():
-    """``a = A()`` holds an A, ``b: B`` a B; an unpacked or twice-bound name may hold either."""
+    """``a = A()`` holds an A, ``b: B`` a B; an unpacked or twice-bound name may hold either,
+    and so may what calling a B returns."""
     after = MADE.replace('self.name = "a"', 'self.label = "a"')
     ret = after.index("return")
     objects = [after[s.start - 2] for s in affected_spans(MADE, after) if s.start > ret]
-    assert objects == ["a", "x", "y", "c"]
+    assert objects == ["a", "x", "y", "c", ")"]
 
 
 SHADOW = """class Blueprint:
