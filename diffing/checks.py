@@ -126,22 +126,29 @@ def same_statement(text: str, program: str, at: int) -> bool:
     ``self._cached_benc = self._cached_benc``, a ``return`` turned into five assignments.
     Text Python cannot parse keeps nothing.
     """
-    shapes = []
-    for t in (text, program):
-        try:
-            tree = ast.parse(t)
-        except (SyntaxError, ValueError):
-            return False
-        starts, found, count = line_starts(t), None, 0
-        for node in ast.walk(tree):
-            if isinstance(node, ast.stmt):
-                count += 1
-                s = ast_offset(t, starts, node.lineno, node.col_offset)
-                e = ast_offset(t, starts, node.end_lineno or node.lineno, node.end_col_offset or 0)
-                if s <= at < e and (found is None or s >= found[0]):
-                    found = (s, _shape(node))
-        shapes.append((count, found and found[1]))
-    return shapes[0] == shapes[1]
+    kept = _statement_shape(text, at)
+    return kept is not None and kept == _statement_shape(program, at)
+
+
+@lru_cache(maxsize=16)
+def _statement_shape(text: str, at: int) -> tuple | None:
+    """How many statements ``text`` has, and the shape of the innermost one holding ``at``.
+
+    Cached: a span's text is asked about once per candidate. None where Python cannot parse.
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    starts, found, count = line_starts(text), None, 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            count += 1
+            s = ast_offset(text, starts, node.lineno, node.col_offset)
+            e = ast_offset(text, starts, node.end_lineno or node.lineno, node.end_col_offset or 0)
+            if s <= at < e and (found is None or s >= found[0]):
+                found = (s, _shape(node))
+    return count, found and found[1]
 
 
 def _shape(node: ast.stmt) -> tuple:
