@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .edits import ast_offset, line_starts
 from .flow import webs
@@ -72,8 +72,9 @@ class ScopeIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.tree = ast.parse(text)  # read-only: shared with whoever asks for the index
         collector = _Collector(text)
-        collector.visit(ast.parse(text))
+        collector.visit(self.tree)
         named: dict[str, list[int]] = {}
         for cid, (name, _) in collector.classes.items():
             named.setdefault(name, []).append(cid)
@@ -143,6 +144,19 @@ class ScopeIndex:
 
     def bindings(self) -> list[Occurrence]:
         return [o for o in self.occurrences if o.binding]
+
+
+@lru_cache(maxsize=8)
+def scope_index(text: str) -> ScopeIndex | None:
+    """``ScopeIndex(text)``, or None where Python cannot parse it.
+
+    Cached: one edit asks about the same text for renames, call sites and dangling reads,
+    and the next keystroke's text before the edit is this one's after.
+    """
+    try:
+        return ScopeIndex(text)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _resolve(r: _Raw, classes: dict[str, list[int]]) -> Occurrence:

@@ -20,7 +20,7 @@ from .mentions import mentions
 from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
-from .scopes import ScopeIndex
+from .scopes import scope_index
 from .signature import SignatureChange, call_site_spans, signature_change
 from .syntax import new_errors, parse
 
@@ -84,9 +84,8 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
     if word is None:
         return []
     start, old, new = word
-    try:
-        index = ScopeIndex(before)
-    except SyntaxError:
+    index = scope_index(before)
+    if index is None:
         return []
     occ = index.at(start)
     if occ is None or occ.start != start or occ.name != old or not occ.binding:
@@ -108,9 +107,8 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
 
 def _other_class(after: str, change: SignatureChange) -> Callable[[int], bool] | None:
     """Whether the method named at an offset is another class's than the changed def."""
-    try:
-        index = ScopeIndex(after)
-    except SyntaxError:
+    index = scope_index(after)
+    if index is None:
         return None
     starts = line_starts(after)
     home = next((o for o in index.occurrences if o.kind == "def" and o.name == change.name
@@ -137,11 +135,10 @@ def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange 
     or a module-level name of that name would now answer them (a removed ``format``
     parameter's reads read the builtin; sympy's ``simplify=True``, the imported function).
     """
-    try:
-        old, new = ScopeIndex(before), ScopeIndex(after)
-        tree = ast.parse(after)
-    except SyntaxError:
+    old, new = scope_index(before), scope_index(after)
+    if old is None or new is None:
         return []
+    tree = new.tree
     # touching the edit counts: ``default=X, default_factory=Y`` → ``default_factory=Y``
     # differs at ``=X, default``, just after the lost name; a name still bound is no loss,
     # since only reads nothing binds are answered
