@@ -99,7 +99,7 @@ class SpanDenoiser:
         res = self.validate(prefix, suffix, fill, bad, cancel, on_step, round_cfg,
                             self.config.rounds if rounds is None else rounds, ending)
         if strict and starts_blank_line(prefix, suffix):
-            res = self._reindented(prefix, suffix, res, bad, cfg)
+            res = self._reindented(prefix, suffix, res, bad, cfg, fill.texts)
         if len(res.candidates) < 2:
             return res
 
@@ -156,11 +156,13 @@ class SpanDenoiser:
                           {tidy[c]: known[c] for c in reversed(tidy) if c in known})
 
     def _reindented(self, prefix: str, suffix: str, res: SpanResult,
-                    bad: Callable[[str], list[tuple[int, int]] | None], cfg: SamplerConfig
-                    ) -> SpanResult:
+                    bad: Callable[[str], list[tuple[int, int]] | None], cfg: SamplerConfig,
+                    texts: list[str]) -> SpanResult:
         """``res`` with its best one-line candidates also at the other indentations allowed.
 
-        Only for a hole that is a whole line (:mod:`.indent` says why). A copy that keeps
+        Only for a hole that is a whole line (:mod:`.indent` says why). The fill's best
+        ``texts`` that validation refused are copied too: ``return True`` written at column 0
+        below a function parses but does not compile, and belongs one level in. A copy that keeps
         the text parsing is scored as the fill scored its original, agreement bonus and all:
         the original's score plus how much more (or less) the model believes the copy; an
         original the fill did not score (a lone one, a closed one) is scored with it. That
@@ -168,7 +170,8 @@ class SpanDenoiser:
         """
         levels = indent_levels(prefix, suffix)
         copies: dict[str, str] = {}  # copy -> the candidate it re-indents
-        for c in res.candidates[:COPIED]:
+        refused = [t for t in dict.fromkeys(texts) if t not in res.candidates]
+        for c in [*res.candidates[:COPIED], *refused[:COPIED]]:
             for v in reindented(c, levels):
                 if v not in copies and v not in res.candidates and bad(v) is None:
                     copies[v] = c
@@ -186,7 +189,7 @@ class SpanDenoiser:
         ranked = [c for *_, c in sorted(keyed, key=lambda k: k[:2])]
         cost = {k: res.trace[k] + v for k, v in trace.as_dict().items()
                 if k in ("forward_passes", "tokens_processed")}  # passes, not a sampler call
-        return replace(res, text=ranked[0], candidates=ranked, scores=scores,
+        return replace(res, text=ranked[0], reason="ok", candidates=ranked, scores=scores,
                        trace=res.trace | cost)
 
     def _new_error_ranges(self, baseline: Document, prefix: str, middle: str, suffix: str,

@@ -3,10 +3,11 @@
 Tree-sitter's ERROR nodes after a broken keystroke often swallow the rest of the file, so they
 are poor at saying *where* to repair. The user's edit is better: the statement it landed in
 (found in the text before the edit, which parsed) is the unit to re-denoise, minus the bytes
-the user just typed, which stay fixed. Without a before text, Python's own parser names the
+the user just typed, which stay fixed. Without a before text, Python's own compiler names the
 line. Mechanical repairs are the classic error-correcting-parser moves — close what is open,
-drop an unmatched closer, add a compound header's colon, insert one missing punctuation mark —
-each checked by parsing; the Rewriter ranks them beside the model's candidates, smallest first.
+drop an unmatched closer, add a compound header's colon, indent a statement left outside its
+block, insert one missing punctuation mark — each checked by compiling; the Rewriter ranks them
+beside the model's candidates, smallest first.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .checks import python_error
 from .edits import ast_offset, line_starts
 from .proposal import Span
 
@@ -77,28 +79,27 @@ def unit_from_edit(before: str, after: str, start: int, old_end: int, new_end: i
 
 
 def units_from_errors(text: str, cap: int) -> list[Unit]:
-    """Return the line Python's parser blames, when there is no before text to locate the edit."""
-    try:
-        ast.parse(text)
+    """Return the line Python's compiler blames, when there is no before text to locate the edit."""
+    e = python_error(text)
+    if e is None or not e.lineno:
         return []
-    except SyntaxError as e:
-        if not e.lineno:
-            return []
-        starts = line_starts(text)
-        lineno = min(e.lineno, len(starts))
-        s = starts[lineno - 1]
-        end = starts[lineno] if lineno < len(starts) else len(text)
-        line = text[s:end].rstrip("\r\n")
-        s += len(line) - len(line.lstrip())
-        e_ = min(s + len(line.strip()), s + cap)
-        at = starts[lineno - 1] + max((e.offset or 1) - 1, 0)
-        return [Unit(s, e_, None, f"line {lineno}: {e.msg}", min(max(at, s), e_))]
+    starts = line_starts(text)
+    lineno = min(e.lineno, len(starts))
+    s = starts[lineno - 1]
+    end = starts[lineno] if lineno < len(starts) else len(text)
+    line = text[s:end].rstrip("\r\n")
+    s += len(line) - len(line.lstrip())
+    e_ = min(s + len(line.strip()), s + cap)
+    at = starts[lineno - 1] + max((e.offset or 1) - 1, 0)
+    return [Unit(s, e_, None, f"line {lineno}: {e.msg}", min(max(at, s), e_))]
 
 
 def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[int, int, str]]:
     """Return single edits (start, end, new_text) in ``text`` coordinates that may repair the unit.
 
-    The closers/colon/stray-closer moves come first, then every one-character insertion of
+    The closers/colon/stray-closer moves come first, then the statement indented as a block
+    above it is (a ``return`` left at column 0 below its function compiles nowhere else),
+    then every one-character insertion of
     punctuation at a token boundary, nearest the unit's anchor first (the keystroke that
     broke it, or where the parser complained), bounded by ``budget``; the caller parses each
     in this order and ranks equal-size repairs by it.
@@ -115,6 +116,7 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
         out.append((unit.start + tail, unit.start + tail, closing))
     for i in stray:
         out.append((unit.start + i, unit.start + i + 1, ""))
+    out += [(unit.start, unit.start, more) for more in _deeper(text, unit.start)]
     anchor = (unit.anchor if unit.anchor is not None else unit.end) - unit.start
     for i in sorted(range(len(body) + 1), key=lambda i: (abs(i - anchor), -i)):
         if i not in (0, len(body)) and body[i - 1].isalnum() and body[i].isalnum():
@@ -127,6 +129,32 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
             seen.add(ed)
             uniq.append(ed)
     return uniq[:budget]
+
+
+def _deeper(text: str, at: int) -> list[str]:
+    """What indents the statement at ``at`` as each block above it is indented, nearest first.
+
+    The lines above that are indented deeper, up to the nearest that is not (the block's
+    header); one level inside that header where it ends with a colon and nothing lies
+    between. Nothing where ``at`` is not the first code on its line.
+    """
+    line_start = text.rfind("\n", 0, at) + 1
+    own = text[line_start:at]
+    if own.strip():
+        return []
+    out: list[str] = []
+    for line in reversed(text[:line_start].splitlines()):
+        code = line.strip()
+        if not code or code.startswith("#"):
+            continue
+        indent = line[:len(line) - len(code)]
+        if len(indent) <= len(own):
+            if not out and code.endswith(":") and indent.startswith(own):
+                out.append(indent[len(own):] + ("\t" if "\t" in indent else "    "))
+            break
+        if indent.startswith(own) and indent[len(own):] not in out:
+            out.append(indent[len(own):])
+    return out[:3]
 
 
 def closers(code: str) -> str:

@@ -83,3 +83,19 @@ def test_a_file_without_syntax_errors_needs_no_model(tmp_path, capsys):
     assert main(["repair", str(src), "--model", str(tmp_path / "no-model")]) == 0
     assert "no syntax errors" in capsys.readouterr().err
     assert src.read_text() == "x = 1\n"
+
+
+
+@pytest.mark.parametrize(("text", "fixed"), [
+    # parses, but ``return`` is outside the function: Python won't compile it
+    ("def f(x):\n    y = x + 1\nreturn y\n", "def f(x):\n    y = x + 1\n    return y\n"),
+    ("def f(x):\n    if x:\n        pass\n    # x\nreturn 1\n",
+     "def f(x):\n    if x:\n        pass\n    # x\n    return 1\n"),  # the smallest that compiles
+    ("for x in y:\nbreak\n", "for x in y:\n    break\n"),  # a header with no block
+])
+def test_a_statement_left_outside_its_block_is_indented_into_it(tmp_path, capsys, text, fixed):
+    path = tmp_path / "r.py"
+    path.write_text(text)
+    code, _, err = run(capsys, path, "--write")
+    assert code == 0, err
+    assert path.read_text() == fixed

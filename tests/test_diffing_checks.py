@@ -1,10 +1,11 @@
 """``unbound_names``: how many names a program reads that no scope they could come from binds;
 ``faults``: those, plus the reads no binding reaches yet and the statements no path reaches,
-which a candidate ranks by; ``same_statement``: whether a fill keeps what a statement does."""
+which a candidate ranks by; ``same_statement``: whether a fill keeps what a statement does;
+``python_ok``: whether Python compiles a program."""
 
 import pytest
 
-from remask.diffing.checks import faults, same_statement, unbound_names
+from remask.diffing.checks import faults, python_ok, same_statement, unbound_names
 
 
 @pytest.mark.parametrize(("source", "count"), [
@@ -47,9 +48,32 @@ def test_says_nothing_where_it_cannot_know(source, path):
     assert unbound_names(source, path) == 0
 
 
+@pytest.mark.parametrize(("source", "ok"), [
+    ("def f(x):\n    return x\n", True),
+    ("def f(x):\n    y = x\nreturn y\n", False),  # a fill at column 0: parses, won't compile
+    ("for x in y:\n    pass\nbreak\n", False),
+    ("def f():\n    nonlocal x\n", False),
+    ("def f(a, a):\n    pass\n", False),
+    ("class C:\n    yield 1\n", False),
+    ("def f(:\n", False),
+    ('s = "\\d"\nassert (s, 1)\n', True),  # a warning is not an error
+])
+def test_python_ok_means_python_compiles_it(source, ok, recwarn):
+    assert python_ok(source, "t.py", None) is ok
+    assert python_ok(source, "t.js", None)  # not Python: nothing to say
+    assert not recwarn.list  # the user's warnings are not printed by a check
+
+
+def test_python_ok_can_ignore_errors_past_an_offset():
+    source = "x = 1\ndef f():\n    pass\nreturn 2\n"
+    assert python_ok(source, "t.py", source.index("def"))  # the error is on a later line
+    assert not python_ok(source, "t.py", source.index("return"))
+
+
 @pytest.mark.parametrize(("source", "count"), [
     ("x = x\n", 1),  # a ``???`` in ``x = ???`` filled with the name it assigns
-    ("def f(n):\n    total += n\n    total = 0\n    return ys\n", 2),  # both kinds add up
+    # all kinds add up: a read before its binding, a made-up name, a sum never read
+    ("def f(n):\n    total += n\n    total = 0\n    return ys\n", 3),
     ("def f(n):\n    total = 0\n    total += n\n    return total\n", 0),
     # a ``return`` filled in above the code the function goes on with, and a made-up name
     ("def f(s):\n    return w\n    return s.split()[0]\n", 2),

@@ -1,9 +1,10 @@
 """``unreachable_statements``: statements after a return, raise, break or continue in their block;
-``idle_statements``: a pass beside code, ``x = x``, an assignment echoed."""
+``idle_statements``: a pass beside code, ``x = x``, an assignment echoed; ``dropped_values``:
+locals made on the spot, then only updated, never read."""
 
 import pytest
 
-from remask.diffing.deadcode import idle_statements, unreachable_statements
+from remask.diffing.deadcode import dropped_values, idle_statements, unreachable_statements
 
 HERE = "# here\n"  # the offset asked about: the innermost body around this comment is walked
 
@@ -42,8 +43,40 @@ def test_counts_statements_no_path_reaches(source, count):
     ("def f(s):\n" + HERE + "    i += 1\n    i += 1\n", 1),
     ("def f(s):\n" + HERE + "    i = 0\n    s()\n    i = 0\n", 0),
     ("def f(it):\n" + HERE + "    next(it)\n    next(it)\n", 0),  # a call: skipping lines
+    ("def f(xs):\n" + HERE + "    xs\n    xs.append\n    xs.append(1)\n", 2),  # alone
     ("x = x\n" + HERE, 0),  # module level: a re-export
     ("def f(x):\n" + HERE + "    x = x\n    return (\n", 0),  # Python cannot parse it
 ])
 def test_counts_statements_that_do_nothing(source, count):
     assert idle_statements(source, source.index(HERE)) == count
+
+
+MEAN = "def mean(values):\n    total = 0\n    for v in values:\n        total += v\n" + HERE
+
+
+@pytest.mark.parametrize(("source", "count"), [
+    (MEAN + "    return 0\n", 1),  # the sum dropped
+    (MEAN + "    return total / len(values)\n", 0),
+    (MEAN + "    print(total)\n", 0),
+    (MEAN + "    total\n", 1),  # read alone, and dropped again
+    ("def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n" + HERE
+     + "    return xs\n", 1),  # a list built by method calls, then dropped
+    ("def f(xs):\n    seen = {}\n    for x in xs:\n        seen[x] = 1\n" + HERE
+     + "    return len(xs)\n", 1),  # a dict built by item assignment
+    ("def f(xs):\n    n = 0\n    for x in xs:\n        n = n + x\n" + HERE + "    return x\n",
+     1),  # its own reads only update it
+    ("def f(xs):\n    n = 0\n" + HERE + "    return [n for x in xs]\n", 0),  # a comprehension
+    ("def f(xs):\n    n = 0\n    def g():\n        return n\n" + HERE + "    return g\n", 0),
+    ("def f(xs):\n    n, m = 0, 1\n" + HERE + "    return xs\n", 0),  # unpacking: not counted
+    ("def f(xs):\n    r = g(xs)\n" + HERE + "    r.close()\n", 0),  # a call's result
+    ("def f(xs):\n    for i in xs:\n        pass\n    i = 0\n" + HERE + "    return xs\n", 0),
+    ("def f(total):\n    total += 1\n" + HERE + "    return 0\n", 0),  # a parameter
+    ("def f():\n    global n\n    n = 0\n" + HERE + "    return 1\n", 0),
+    ("def f():\n    _n = 0\n    x = 1\n" + HERE + "    return locals()\n", 0),
+    ("def f():\n    _unused = []\n" + HERE + "    return 1\n", 0),
+    ("def f():\n    seen = set()\n    acc = -1\n" + HERE + "    del seen\n", 1),  # del reads it
+    ("total = 0\n" + HERE, 0),  # module level: another module may read it
+    ("def f():\n    total = 0\n" + HERE + "    return (\n", 0),  # Python cannot parse it
+])
+def test_counts_values_built_and_dropped(source, count):
+    assert dropped_values(source, source.index(HERE)) == count
