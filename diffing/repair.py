@@ -98,11 +98,10 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
     """Return single edits (start, end, new_text) in ``text`` coordinates that may repair the unit.
 
     The closers/colon/stray-closer moves come first, then the statement indented as a block
-    above it is (a ``return`` left at column 0 below its function compiles nowhere else),
-    then every one-character insertion of
-    punctuation at a token boundary, nearest the unit's anchor first (the keystroke that
-    broke it, or where the parser complained), bounded by ``budget``; the caller parses each
-    in this order and ranks equal-size repairs by it.
+    above it is (a ``return`` left at column 0 below its function), then every
+    one-character insertion of punctuation at a token boundary, nearest the unit's anchor
+    first (the keystroke that broke it, or where the compiler complained), bounded by
+    ``budget``; the caller compiles each in this order and ranks equal-size repairs by it.
     """
     body = text[unit.start:unit.end]
     _, stray, _ = _scan(body)
