@@ -55,18 +55,28 @@ def python_error(text: str) -> SyntaxError | None:
     function, a ``break`` outside a loop, a ``nonlocal`` with nothing to bind, a repeated
     parameter — a fill written at the wrong indentation (``return True`` at column 0 below
     a function) — which the file then fails to import with. Compiling in C is also faster
-    than building the tree (argparse.py: 15 ms against 29). Its warnings (an invalid
-    escape, ``is`` with a literal) are the user's business, not shown here.
+    than building the tree (argparse.py: 15 ms against 29).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    return _compiled(text)[0]
+
+
+@lru_cache(maxsize=16)
+def _compiled(text: str) -> tuple[SyntaxError | None, int]:
+    """Python's compiler's error in ``text`` (or None) and how many warnings it gave.
+
+    The warnings are counted, not shown (an invalid escape, ``is`` with a literal, a string
+    called): the user's own are the same for every candidate, and a fill that adds one
+    (``"lower"({"mixed"})``) is a fault.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             compile(text, "<text>", "exec", dont_inherit=True)
         except SyntaxError as e:
-            return e
+            return e, len(caught)
         except ValueError as e:  # a NUL byte
-            return SyntaxError(str(e))
-    return None
+            return SyntaxError(str(e)), len(caught)
+    return None, len(caught)
 
 
 _BUILTINS = BUILTINS | {"__file__", "__name__", "__doc__", "__spec__",
@@ -125,14 +135,15 @@ def faults(text: str, path: str | None, at: int) -> int:
     33) 16.26% → 16.65% (+4 / −0) and 4.00% → 4.20% (+1 / −0), edit similarity on 600
     held-out lines 0.593 → 0.598. Plus the statements of that function that do nothing
     (:func:`.deadcode.idle_statements`: a ``pass`` beside code, ``x = x``, a line echoed),
-    and the values it builds and never uses (:func:`.deadcode.dropped_values`: ``return 0``
-    below the loop that summed ``total``).
+    the values it builds and never uses (:func:`.deadcode.dropped_values`: ``return 0``
+    below the loop that summed ``total``), and the warnings Python's compiler gives for the
+    whole text (a string called: ``"lower"({"mixed"})``).
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return 0
     return (unbound_names(text, path) + reads_before_binding(text, at)
             + unreachable_statements(text, at) + idle_statements(text, at)
-            + dropped_values(text, at))
+            + dropped_values(text, at) + _compiled(text)[1])
 
 
 def same_statement(text: str, program: str, at: int) -> bool:

@@ -79,6 +79,9 @@ def test_python_ok_can_ignore_errors_past_an_offset():
     ("def f(s):\n    return w\n    return s.split()[0]\n", 2),
     # a statement that does nothing, where a read nothing binds was
     ("def f(s):\n    pass\n    return s\n", 1),
+    # what Python's compiler warns of: a string called
+    ('def f(s):\n    b = "lower"({"mixed"})\n    return b\n', 1),
+    ('def f(s):\n    b = "lower"\n    return b\n', 0),
 ])
 def test_faults_count_unbound_reads_and_dead_statements(source, count):
     assert faults(source, "t.py", source.index("\n") + 1) == count

@@ -44,6 +44,9 @@ def test_counts_statements_no_path_reaches(source, count):
     ("def f(s):\n" + HERE + "    i = 0\n    s()\n    i = 0\n", 0),
     ("def f(it):\n" + HERE + "    next(it)\n    next(it)\n", 0),  # a call: skipping lines
     ("def f(xs):\n" + HERE + "    xs\n    xs.append\n    xs.append(1)\n", 2),  # alone
+    # an expression that calls nothing does nothing; a call, an await or a docstring may
+    ("def f(s):\n" + HERE + "    s == 1\n    1 / 0\n    s[0]\n    g(s) + 1\n    ...\n", 3),
+    ("async def f(s):\n" + HERE + "    await s\n    (yield)\n    (n := 1)\n", 0),
     ("x = x\n" + HERE, 0),  # module level: a re-export
     ("def f(x):\n" + HERE + "    x = x\n    return (\n", 0),  # Python cannot parse it
 ])
