@@ -92,8 +92,10 @@ def dropped_values(text: str, at: int) -> int:
     fn = found[3]
     made, other = set(), {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
     plain, idle = set(), set()  # ids of Name nodes: plain targets, reads that use nothing
-    for node in _own_nodes(fn):
+    for node in _own_nodes(fn):  # a parent before its children: its targets are known
         match node:
+            case ast.Name(ctx=ast.Store()) if id(node) not in plain:
+                other.add(node.id)  # a loop target, unpacking, ``:=``, ``as``
             case ast.Global(names=names) | ast.Nonlocal(names=names):
                 other.update(names)
             case ast.Import(names=names) | ast.ImportFrom(names=names):
@@ -123,10 +125,6 @@ def dropped_values(text: str, at: int) -> int:
                     isinstance(target.value, ast.Name):
                 idle.add(id(target.value))  # ``seen[k] = v``, ``acc.n = 1``: updates
     used = set()
-    for node in _own_nodes(fn):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
-                and id(node) not in plain:
-            other.add(node.id)  # a loop target, unpacking, ``:=``, ``as``
     for node in ast.walk(fn):  # nested functions read it too
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store) \
                 and id(node) not in idle:
@@ -168,7 +166,10 @@ def _targets(node: ast.AST) -> list[ast.expr]:
 
 
 def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``fn``'s own scope: nested functions, classes and lambdas are not entered."""
+    """The nodes of ``fn``'s own scope, each before its children.
+
+    Nested functions, classes and lambdas are not entered.
+    """
     stack = list(ast.iter_child_nodes(fn))
     while stack:
         node = stack.pop()
