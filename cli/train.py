@@ -91,12 +91,9 @@ def run(args: argparse.Namespace) -> int:
     if (run_dir / "state.json").exists() and not args.resume:
         print(f"remask train: {run_dir} exists; pass --resume to continue it", file=sys.stderr)
         return 2
-    for flag in ("uncond_rate", "free_length_rate", "function_rate", "cooldown", "ema"):
-        if not 0.0 <= getattr(args, flag) <= 1.0:
-            print(f"remask train: --{flag.replace('_', '-')} must be in [0, 1]", file=sys.stderr)
-            return 2
-    if args.warmup < 1:
-        print("remask train: --warmup must be at least 1", file=sys.stderr)
+    bad = _bad_number(args)
+    if bad:
+        print(f"remask train: {bad}", file=sys.stderr)
         return 2
     if args.cooldown and not (args.max_tokens or args.max_minutes):
         print("remask train: --cooldown needs --max-tokens or --max-minutes", file=sys.stderr)
@@ -110,15 +107,15 @@ def run(args: argparse.Namespace) -> int:
     if args.init is not None and not (args.init / "config.json").exists():
         print(f"remask train: --init {args.init}: no model there", file=sys.stderr)
         return 2
+    d_model = args.d_model or ModelConfig.d_model
     try:
         grow_to = _grow_to(args, run_dir)
+        model_cfg = ModelConfig(d_model=d_model, n_layer=args.n_layer or ModelConfig.n_layer,
+                                n_head=args.n_head or ModelConfig.n_head,
+                                d_ff=int(d_model * 8 / 3) // 16 * 16, shift=not args.no_shift)
     except ValueError as e:
         print(f"remask train: {e}", file=sys.stderr)
         return 2
-    d_model = args.d_model or ModelConfig.d_model
-    model_cfg = ModelConfig(d_model=d_model, n_layer=args.n_layer or ModelConfig.n_layer,
-                            n_head=args.n_head or ModelConfig.n_head,
-                            d_ff=int(d_model * 8 / 3) // 16 * 16, shift=not args.no_shift)
     cfg = TrainConfig(objective=args.objective, batch=args.batch, lr=args.lr, seed=args.seed,
                       warmup=args.warmup,
                       threads=args.threads, precision=args.precision, eval_every=args.eval_every,
@@ -133,6 +130,32 @@ def run(args: argparse.Namespace) -> int:
     state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)
     print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")
     return 0
+
+
+# The least each numeric flag may be (a batch of 0 steps forever on nothing; a block under 16
+# tokens holds no prefix, middle and suffix; a width under 16 has no feed-forward), and the
+# flags that are fractions: checked before anything is written, so a typo leaves no run behind.
+_MINIMUM = {"batch": 1, "threads": 1, "warmup": 1, "eval_every": 1, "block": 16,
+            "vocab_size": 1, "d_model": 16, "n_layer": 1, "n_head": 1,
+            "workers": 0, "max_tokens": 0, "max_minutes": 0}
+_FRACTIONS = ("uncond_rate", "free_length_rate", "function_rate", "cooldown", "ema")
+
+
+def _bad_number(args: argparse.Namespace) -> str | None:
+    """The first numeric flag out of its range, as a message; None when all are fine."""
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    for name, least in _MINIMUM.items():
+        value = getattr(args, name)
+        if value is not None and value < least:
+            return f"{flag(name)} must be at least {least}, got {value}"
+    for name in _FRACTIONS:
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            return f"{flag(name)} must be in [0, 1], got {getattr(args, name)}"
+    if not args.lr > 0:
+        return f"--lr must be positive, got {args.lr}"
+    return None
 
 
 def _grow_to(args: argparse.Namespace, run_dir: Path) -> tuple[int, int] | None:

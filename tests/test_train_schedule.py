@@ -45,3 +45,17 @@ def test_bad_schedule_and_device_flags_exit_2(home, capsys):  # noqa: F811
 def test_line_starts(text):
     naive = [0] + [i + 1 for i, c in enumerate(text) if c == "\n" and i + 1 < len(text)]
     assert _line_starts(text) == naive
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--batch", "0"), ("--threads", "0"), ("--eval-every", "0"), ("--block", "3"),
+    ("--workers", "-1"), ("--max-tokens", "-5"), ("--lr", "0"), ("--lr", "nan"),
+    ("--ema", "nan"), ("--n-head", "3"), ("--d-model", "8"),
+])
+def test_a_number_out_of_range_is_one_line_and_no_run(home, capsys, flag, value):  # noqa: F811
+    # Before these checks a batch of 0 stepped forever on nothing, and a block of 3 or a
+    # width that heads do not divide ended in a traceback with the run directory written.
+    assert _train(home, "bad", "--max-tokens", "100", flag, value) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("remask train: ") and "\n" not in err
+    assert not (home / "runs" / "bad").exists()
