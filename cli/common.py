@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from remask.diffing.files import atomic_write
 from remask.infill.precision import PRECISIONS
 
 if TYPE_CHECKING:
@@ -93,6 +94,15 @@ def unified_diff(old: str, new: str, path: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True),
                                         new.splitlines(keepends=True),
                                         f"a/{path}", f"b/{path}"))
+
+
+def write(prog: str, path: str, text: str) -> int:
+    """Write ``text`` to ``path`` atomically: 0, or 2 and one line saying why it was not."""
+    try:
+        atomic_write(path, text)
+    except OSError as e:
+        return fail(prog, f"{path}: not written ({e.strerror or e}); file left as it was")
+    return 0
 
 
 def fail(prog: str, message: str, code: int = 2) -> int:

@@ -11,12 +11,11 @@ import argparse
 import json
 import sys
 
-from remask.diffing.files import atomic_write
 from remask.diffing.proposal import Proposal
 from remask.diffing.rewriter import RewriterConfig
 from remask.infill.engine import Engine
 
-from .common import UsageError, add_model_args, unified_diff
+from .common import UsageError, add_model_args, unified_diff, write
 
 
 def add_rewrite_args(p: argparse.ArgumentParser) -> None:
@@ -54,5 +53,5 @@ def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | No
     if proposal is None:
         return 1
     if args.write:
-        atomic_write(path, new_text)
+        return write(args.command, path, new_text)
     return 0

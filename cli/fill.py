@@ -7,10 +7,10 @@ import json
 import sys
 
 from remask.diffing.canvas import HOLE_SAMPLES
-from remask.diffing.files import SourceError, atomic_write, read_source
+from remask.diffing.files import SourceError, read_source
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 
-from .common import UsageError, add_model_args, engine_from_args, fail, unified_diff
+from .common import UsageError, add_model_args, engine_from_args, fail, unified_diff, write
 from .progress import model_status
 
 
@@ -69,5 +69,5 @@ def run(args: argparse.Namespace) -> int:
               "file left as it was", file=sys.stderr)
         return 1
     if args.write and proposal is not None:
-        atomic_write(args.file, new_text)
+        return write("fill", args.file, new_text)
     return 0

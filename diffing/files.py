@@ -6,6 +6,8 @@ is renamed over the original: a crash at any moment leaves the old file or the n
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -60,16 +62,28 @@ def read_source(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
 
 
 def atomic_write(path: str | Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, newlines untouched) atomically, keeping its mode."""
-    path = Path(path)
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+    """Replace ``path`` with ``text`` (UTF-8, newlines untouched) atomically, keeping its mode.
+
+    A symlink is written through (its target changes, the link stays a link), a file its
+    owner made read-only is refused as an editor refuses it (the rename would go through, since
+    only the directory's permission counts), and the owner and group stay where the process may
+    keep them. OSError says why nothing was written.
+    """
+    path = Path(os.path.realpath(path))
+    old = path.stat() if path.exists() else None
+    if old is not None and not os.access(path, os.W_OK):
+        why = "read-only file" if not old.st_mode & 0o222 else os.strerror(errno.EACCES)
+        raise PermissionError(errno.EACCES, why, str(path))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".remask")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, mode)
+        if old is not None:
+            with contextlib.suppress(PermissionError):  # only root may give a file away
+                os.chown(tmp, old.st_uid, old.st_gid)
+        os.chmod(tmp, stat.S_IMODE(old.st_mode) if old else 0o644)  # after chown: it clears suid
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

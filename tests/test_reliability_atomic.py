@@ -4,21 +4,28 @@ A real writer process rewrites one file in a loop with two large texts that diff
 line; the test kills it with SIGKILL at random moments (so some kills land inside the write,
 the fsync or the rename) and then reads the target: it must be exactly one of the two texts,
 with the mode it had before, and the only debris allowed is the killed write's own temp file.
+A write also goes through a symlink to the file it names, and refuses a file its owner made
+read-only, saying so in one line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import random
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from remask.cli.common import write
 from remask.diffing.files import atomic_write
 
 WRITER = r"""
@@ -108,3 +115,98 @@ def test_write_keeps_mode_and_bytes_exactly(tmp_path: Path) -> None:
     assert target.read_bytes() == text.encode("utf-8")
     assert stat.S_IMODE(target.stat().st_mode) == 0o755
     assert [p.name for p in tmp_path.iterdir()] == ["script.py"]
+
+
+def test_a_symlink_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    # os.replace on the link's own path used to swap the link for a plain file and leave the
+    # file it pointed at as it was.
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "mod.py"
+    target.write_text("x = 1\n")
+    link = tmp_path / "mod.py"
+    link.symlink_to(target)
+    atomic_write(link, "x = 2\n")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text() == "x = 2\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["mod.py", "mod.py", "real"]
+
+
+def _as_nobody(path: Path, act: Callable[[], str]) -> str:
+    """What ``act`` returns when run in a forked child that is not root and owns ``path``.
+
+    Root writes any file, so a read-only file is only read-only to another user: the child
+    drops to ``nobody`` (when the test runs as root), who owns the directory and the file, as
+    a user owns their checkout.
+    """
+    nobody = 65534
+    if os.geteuid() == 0:
+        for p in (path.parent, path):
+            os.chown(p, nobody, nobody)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no pytest machinery, just the act and its outcome
+        os.close(read)
+        if os.geteuid() == 0:
+            os.setgid(nobody)
+            os.setuid(nobody)
+        os.write(write, ("=" + act()).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        said = f.read()
+    os.waitpid(pid, 0)
+    return said[1:]
+
+
+def _write_as_nobody(path: Path, text: str) -> str:
+    """atomic_write ``path`` as ``nobody``: the error's strerror, or '' when written."""
+    def act() -> str:
+        try:
+            atomic_write(path, text)
+        except OSError as e:
+            return e.strerror or str(e)
+        return ""
+    return _as_nobody(path, act)
+
+
+@pytest.fixture
+def reachable() -> Iterator[Path]:
+    """A directory every user can reach (pytest's own tmp_path is private to its user)."""
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        yield Path(d)
+
+
+def test_a_read_only_file_is_refused_not_replaced(reachable: Path) -> None:
+    # Only the directory's permission governs a rename, so a file its owner made read-only
+    # used to be replaced anyway; an editor refuses it, and so does remask now.
+    home = reachable / "checkout"
+    home.mkdir()
+    target = home / "frozen.py"
+    target.write_text("x = 1\n")
+    target.chmod(0o444)
+    assert _write_as_nobody(target, "x = 2\n") == "read-only file"
+    assert target.read_text() == "x = 1\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o444
+    assert [p.name for p in home.iterdir()] == ["frozen.py"]
+    target.chmod(0o644)
+    assert _write_as_nobody(target, "x = 2\n") == ""  # writable again: written, owner kept
+    assert target.read_text() == "x = 2\n"
+    assert target.stat().st_uid == (65534 if os.geteuid() == 0 else os.geteuid())
+
+
+def test_the_commands_say_in_one_line_why_a_file_was_not_written(reachable: Path) -> None:
+    # `remask fill --write` on a read-only file, or in a directory it may not write, ended in
+    # a PermissionError traceback.
+    target = reachable / "frozen.py"
+    target.write_text("x = ???\n")
+    target.chmod(0o444)
+
+    def act() -> str:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = write("fill", str(target), "x = 1\n")
+        return f"{code} {err.getvalue()}"
+    assert _as_nobody(target, act) == \
+        f"2 remask fill: {target}: not written (read-only file); file left as it was\n"
+    assert target.read_text() == "x = ???\n"
