@@ -20,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--marker", default="???", help="the hole marker (default ???)")
     p.add_argument("--write", action="store_true", help="replace the file (atomically)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--candidates", type=int, default=1)
+    p.add_argument("--candidates", type=int, default=1,
+                   help="canvases denoised as one batch per hole")
     p.add_argument("--samples", type=int, default=HOLE_SAMPLES,
                    help="rows drawn beside the argmax rows for each hole "
                         f"(default {HOLE_SAMPLES}; 0: the argmax rows alone, faster)")
@@ -37,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
         return fail("fill", "--marker must not be empty")
     if args.samples < 0:
         return fail("fill", "--samples must not be negative")
+    if args.candidates < 1:
+        return fail("fill", "--candidates must be at least 1")
     if args.verify is not None and not args.verify.strip():
         return fail("fill", "--verify must not be empty")
     try:

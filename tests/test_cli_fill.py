@@ -138,6 +138,7 @@ def test_verify_finds_two_holes_that_each_need_their_second_candidate(tmp_path, 
 @pytest.mark.parametrize("argv, message", [
     (["--steps", "0"], "--steps must be at least 1"),
     (["--samples", "-1"], "--samples must not be negative"),
+    (["--candidates", "0"], "--candidates must be at least 1"),
 ])
 def test_a_bad_budget_exits_2_with_one_line(tmp_path, capsys, argv, message):
     src = tmp_path / "a.py"
