@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import symtable
+import threading
 import warnings
 from functools import lru_cache
 
@@ -60,6 +61,12 @@ def python_error(text: str) -> SyntaxError | None:
     return _compiled(text)[0]
 
 
+# ``catch_warnings`` swaps the process's warning filters: one compile at a time, and of what
+# it records only the compiler's own (another thread's warnings land in the same list).
+_RECORDING = threading.Lock()
+_FILENAME = "<remask candidate>"
+
+
 @lru_cache(maxsize=16)
 def _compiled(text: str) -> tuple[SyntaxError | None, int]:
     """Python's compiler's error in ``text`` (or None) and how many warnings it gave.
@@ -68,15 +75,16 @@ def _compiled(text: str) -> tuple[SyntaxError | None, int]:
     called): the user's own are the same for every candidate, and a fill that adds one
     (``"lower"({"mixed"})``) is a fault.
     """
-    with warnings.catch_warnings(record=True) as caught:
+    error = None
+    with _RECORDING, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            compile(text, "<text>", "exec", dont_inherit=True)
+            compile(text, _FILENAME, "exec", dont_inherit=True)
         except SyntaxError as e:
-            return e, len(caught)
+            error = e
         except ValueError as e:  # a NUL byte
-            return SyntaxError(str(e)), len(caught)
-    return None, len(caught)
+            error = SyntaxError(str(e))
+    return error, sum(w.filename == _FILENAME for w in caught)
 
 
 _BUILTINS = BUILTINS | {"__file__", "__name__", "__doc__", "__spec__",

@@ -3,6 +3,9 @@
 which a candidate ranks by; ``same_statement``: whether a fill keeps what a statement does;
 ``python_ok``: whether Python compiles a program."""
 
+import threading
+import warnings
+
 import pytest
 
 from remask.diffing.checks import faults, python_ok, same_statement, unbound_names
@@ -86,6 +89,29 @@ def test_python_ok_can_ignore_errors_past_an_offset():
 def test_faults_count_unbound_reads_and_dead_statements(source, count):
     assert faults(source, "t.py", source.index("\n") + 1) == count
     assert faults(source, "t.js", source.index("\n") + 1) == 0  # not Python
+
+
+def test_warnings_of_another_thread_are_not_the_candidates(recwarn):
+    # The language server checks candidates on its model thread while other threads run; a
+    # warning one of them gives during a compile used to be counted as the candidate's fault.
+    clean = "def f(s):\n    return s\n" * 500  # a compile long enough to be interrupted
+    stop = threading.Event()
+
+    def warn() -> None:
+        while not stop.is_set():
+            warnings.warn("from another thread", UserWarning, stacklevel=1)
+
+    other = threading.Thread(target=warn)
+    other.start()
+    try:
+        counted = []
+        for i in range(30):
+            program = clean + f"x = {i}\n"  # a new text each time: no cached answer
+            counted.append(faults(program, "t.py", 0))
+    finally:
+        stop.set()
+        other.join()
+    assert counted == [0] * 30
 
 
 BODY = "def f(xs, log):\n    total = 0\n    if xs:\n        total += len(xs)\n    return total\n"
