@@ -96,10 +96,14 @@ def unified_diff(old: str, new: str, path: str) -> str:
                                         f"a/{path}", f"b/{path}"))
 
 
-def write(prog: str, path: str, text: str) -> int:
-    """Write ``text`` to ``path`` atomically: 0, or 2 and one line saying why it was not."""
+def write(prog: str, path: str, text: str, read: str) -> int:
+    """Write ``text`` over ``read`` (what the command read from ``path``) atomically.
+
+    0, or 2 and one line saying why it was not written: a read-only file, a directory remask
+    may not write, a file saved by someone else while the model worked.
+    """
     try:
-        atomic_write(path, text)
+        atomic_write(path, text, expected=read)
     except OSError as e:
         return fail(prog, f"{path}: not written ({e.strerror or e}); file left as it was")
     return 0

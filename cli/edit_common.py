@@ -53,5 +53,5 @@ def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | No
     if proposal is None:
         return 1
     if args.write:
-        return write(args.command, path, new_text)
+        return write(args.command, path, new_text, text)
     return 0

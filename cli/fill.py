@@ -72,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
               "file left as it was", file=sys.stderr)
         return 1
     if args.write and proposal is not None:
-        return write("fill", args.file, new_text)
+        return write("fill", args.file, new_text, text)
     return 0

@@ -61,13 +61,19 @@ def read_source(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
     return check_source(data, str(path), max_bytes)
 
 
-def atomic_write(path: str | Path, text: str) -> None:
+class ChangedOnDisk(OSError):
+    """The file is no longer what the proposal was computed from: someone saved meanwhile."""
+
+
+def atomic_write(path: str | Path, text: str, expected: str | None = None) -> None:
     """Replace ``path`` with ``text`` (UTF-8, newlines untouched) atomically, keeping its mode.
 
-    A symlink is written through (its target changes, the link stays a link), a file its
-    owner made read-only is refused as an editor refuses it (the rename would go through, since
-    only the directory's permission counts), and the owner and group stay where the process may
-    keep them. OSError says why nothing was written.
+    With ``expected`` (the text a command read, seconds of denoising ago), a file that no
+    longer holds it is left alone: the user saved while the model worked, and writing would
+    lose that save. A symlink is written through (its target changes, the link stays a link),
+    a file its owner made read-only is refused as an editor refuses it (the rename would go
+    through, since only the directory's permission counts), and the owner and group stay where
+    the process may keep them. OSError says why nothing was written.
     """
     path = Path(os.path.realpath(path))
     old = path.stat() if path.exists() else None
@@ -84,7 +90,17 @@ def atomic_write(path: str | Path, text: str) -> None:
             with contextlib.suppress(PermissionError):  # only root may give a file away
                 os.chown(tmp, old.st_uid, old.st_gid)
         os.chmod(tmp, stat.S_IMODE(old.st_mode) if old else 0o644)  # after chown: it clears suid
+        if expected is not None and _current(path) != expected:  # as late as can be
+            raise ChangedOnDisk(errno.EAGAIN, "changed on disk since it was read", str(path))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _current(path: Path) -> str | None:
+    """What ``path`` holds now, None when it is gone or no longer text."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -52,6 +52,21 @@ def test_write_is_all_or_nothing(tmp_path):
     assert not list(tmp_path.glob(".*remask"))  # no temp files left behind
 
 
+def test_a_file_saved_while_the_model_worked_is_not_overwritten(tmp_path, capsys):
+    # The command reads the file, denoises for seconds, then writes: a save made in between
+    # (here by the --verify command, which runs after the fill, before the write) was lost.
+    src = tmp_path / "a.py"
+    src.write_text("x = ???\n")
+    saved = "x = 'saved by the user'\n"
+    (tmp_path / "save.py").write_text(f"open({str(src)!r}, 'w').write({saved!r})\n")
+    assert main(["fill", str(src), "--write", "--verify", "python save.py"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"remask fill: {src}: not written (changed on disk since it was read); " \
+                  "file left as it was\n"
+    assert src.read_text() == saved
+    assert not list(tmp_path.glob(".*remask"))
+
+
 def test_no_hole_is_success_and_changes_nothing(tmp_path, capsys):
     src = tmp_path / "ok.py"
     src.write_text("x = 1\n")

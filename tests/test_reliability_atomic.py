@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from remask.cli.common import write
-from remask.diffing.files import atomic_write
+from remask.diffing.files import ChangedOnDisk, atomic_write
 
 WRITER = r"""
 import sys
@@ -205,8 +205,19 @@ def test_the_commands_say_in_one_line_why_a_file_was_not_written(reachable: Path
     def act() -> str:
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            code = write("fill", str(target), "x = 1\n")
+            code = write("fill", str(target), "x = 1\n", "x = ???\n")
         return f"{code} {err.getvalue()}"
     assert _as_nobody(target, act) == \
         f"2 remask fill: {target}: not written (read-only file); file left as it was\n"
     assert target.read_text() == "x = ???\n"
+
+
+def test_a_file_changed_since_it_was_read_keeps_the_change(tmp_path: Path) -> None:
+    target = tmp_path / "mod.py"
+    target.write_text("x = 2\n")  # what the user saved after the command read "x = 1"
+    with pytest.raises(ChangedOnDisk):
+        atomic_write(target, "x = 3\n", expected="x = 1\n")
+    assert target.read_text() == "x = 2\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["mod.py"]
+    atomic_write(target, "x = 3\n", expected="x = 2\n")  # unchanged since read: written
+    assert target.read_text() == "x = 3\n"
