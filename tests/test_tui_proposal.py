@@ -122,6 +122,24 @@ async def test_save_is_atomic_and_keeps_the_mode(app_for, tmp_path):
     assert app.return_code == 0
 
 
+async def test_a_file_changed_on_disk_is_overwritten_only_when_saved_twice(app_for, tmp_path):
+    app = app_for()
+    path = tmp_path / "mod.py"
+    async with app.run_test() as pilot:
+        path.write_text("# saved by another editor\n")
+        await pilot.press("#", "ctrl+s")
+        await pilot.pause()
+        assert path.read_text() == "# saved by another editor\n"  # kept, and the user told
+        assert any("changed on disk" in n.message for n in app._notifications)
+        await pilot.press("ctrl+s")  # asked again: the buffer wins
+        await pilot.pause()
+        assert path.read_text() == "#" + SOURCE
+        path.write_text("# and again\n")
+        await pilot.press("x", "ctrl+s")  # a later save asks anew
+        await pilot.pause()
+        assert path.read_text() == "# and again\n"
+
+
 async def test_quitting_with_unsaved_changes_asks(app_for, tmp_path):
     app = app_for()
     async with app.run_test() as pilot:

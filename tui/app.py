@@ -22,7 +22,7 @@ from textual.widgets import Footer, TextArea
 from textual.widgets.text_area import Document
 from textual.worker import get_current_worker
 
-from remask.diffing.files import atomic_write
+from remask.diffing.files import ChangedOnDisk, atomic_write
 from remask.diffing.proposal import Proposal
 from remask.diffing.rewriter import Rewriter
 from remask.infill.sampler import Cancelled, StepTrace
@@ -70,6 +70,7 @@ class RemaskApp(App[None]):
         super().__init__()
         self.path, self.rewriter, self.config = Path(path), rewriter, config or TuiConfig()
         self._saved = self._before = self._initial = text
+        self._overwrite = False  # the user saved again after being told the file changed
         self._lock = threading.Lock()  # one forward pass at a time: the model is shared
         self._idle: Timer | None = None
 
@@ -203,12 +204,24 @@ class RemaskApp(App[None]):
         self.query_one(ProposalPanel).next_candidate()
 
     def action_save(self) -> bool:
+        """Save the buffer; a file changed on disk since it was read is kept unless asked twice.
+
+        Another program (an editor, ``git checkout``) may have written the file while it was
+        open here: the first save says so and leaves it, a second one overwrites it, as an
+        editor asks before clobbering a file changed behind its back.
+        """
+        expected = None if self._overwrite else self._saved
         try:
-            atomic_write(self.path, self.editor.text)
+            atomic_write(self.path, self.editor.text, expected=expected)
+        except ChangedOnDisk:
+            self._overwrite = True
+            self.notify(f"not saved: {self.path} changed on disk since it was read; "
+                        "save again to overwrite it", severity="warning")
+            return False
         except OSError as e:
             self.notify(f"not saved: {e.strerror or e}", severity="error")
             return False
-        self._saved = self.editor.text
+        self._saved, self._overwrite = self.editor.text, False
         self.query_one(StatusBar).modified = False
         self.notify(f"saved {self.path}")
         return True
