@@ -14,6 +14,7 @@ path reaches (:func:`.checks.faults`). The :class:`Rewriter`
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -52,6 +53,27 @@ class SpanDenoiser:
                 before: Document | None = None, sampler: SamplerConfig | None = None,
                 rounds: int | None = None, cancel: Cancel = None,
                 on_step: OnStep = None) -> SpanResult:
+        """:meth:`_denoise`, its candidates' line breaks written as the text writes its own.
+
+        The model learnt from files with LF line breaks and writes those; a block filled into
+        a file with CRLF ones (Windows') would leave its lines mixed.
+        """
+        res = self._denoise(text, start, end, path, before=before, sampler=sampler,
+                            rounds=rounds, cancel=cancel, on_step=on_step)
+        newline = newline_at(text, start)
+        if newline == "\n":
+            return res
+
+        def own(middle: str) -> str:
+            return _BARE_NEWLINE.sub(newline, middle)
+        return replace(res, text=None if res.text is None else own(res.text),
+                       candidates=[own(c) for c in res.candidates],
+                       scores={own(c): sc for c, sc in res.scores.items()})
+
+    def _denoise(self, text: str, start: int, end: int, path: str | None = None, *,
+                 before: Document | None = None, sampler: SamplerConfig | None = None,
+                 rounds: int | None = None, cancel: Cancel = None,
+                 on_step: OnStep = None) -> SpanResult:
         """Denoise text[start:end] in place; accept the first candidate with no new error.
 
         Candidates with new errors get the tokens inside those errors re-masked and denoised
@@ -203,6 +225,16 @@ class SpanDenoiser:
         ranges = [(max(e.start, a) - a, min(e.end, b) - a) for e in fresh
                   if e.start <= b and e.end >= a]
         return [r for r in ranges if r[0] <= r[1]] or [(0, len(middle))]
+
+
+_BARE_NEWLINE = re.compile(r"(?<!\r)\n")
+
+
+def newline_at(text: str, at: int) -> str:
+    """The line break ``text`` writes near ``at``: the one before it, else the first after."""
+    before = text.rfind("\n", 0, at)
+    where = before if before >= 0 else text.find("\n", at)
+    return "\r\n" if where > 0 and text[where - 1] == "\r" else "\n"
 
 
 def _without_blank_line(middle: str, suffix: str,

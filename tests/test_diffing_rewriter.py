@@ -10,7 +10,7 @@ import torch
 from scripted import PerLength, Scripted
 
 from remask.diffing.canvas import LINE_LENGTHS, LINE_ROUND_STEPS
-from remask.diffing.denoise import _without_blank_line
+from remask.diffing.denoise import _without_blank_line, newline_at
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.diffing.spans import find_change
@@ -179,6 +179,22 @@ def test_a_hole_on_its_own_line_leaves_no_blank_line(engine):
     assert p is not None and p.text == text.replace("???", "return high")
     inside = "def f(x):\n    return ??? + x\n"  # not at a line's end: nothing to trim
     assert _without_blank_line("1\n", inside[inside.index(" + x"):], lambda m: None) == "1\n"
+
+
+def test_a_block_filled_into_a_crlf_file_ends_its_lines_as_the_file_does(engine):
+    """The model writes LF line breaks; a Windows file must not come back with mixed ones."""
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode("if x > high:\n        x = high\n"))))
+    text = "def clamp(x, high):\r\n    ???\r\n    return x\r\n"
+    p, _ = rw.fill_holes(text, "t.py")
+    assert p is not None
+    assert p.text == text.replace("???", "if x > high:\r\n        x = high")
+    assert apply_edits(text, p.edits) == p.text
+    lf = text.replace("\r\n", "\n")  # an LF file keeps LF
+    p, _ = rw.fill_holes(lf, "t.py")
+    assert p is not None and p.text == lf.replace("???", "if x > high:\n        x = high")
+    assert [newline_at(t, 3) for t in ("a\r\nb", "a\nb", "ab", "\r\nab\n")] == \
+        ["\r\n", "\n", "\n", "\r\n"]
 
 
 @pytest.mark.parametrize(("script", "filled"), [
