@@ -10,7 +10,7 @@ import warnings
 from functools import lru_cache
 
 from .deadcode import dropped_values, idle_statements, unreachable_statements
-from .edits import ast_offset, line_starts
+from .edits import ast_offset, line_starts, parse_python, python_source
 from .flow import BUILTINS, reads_before_binding
 
 _TITLES = {"rename": ("Rename {n} reference", "Rename {n} references"),
@@ -79,7 +79,7 @@ def _compiled(text: str) -> tuple[SyntaxError | None, int]:
     with _RECORDING, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            compile(text, _FILENAME, "exec", dont_inherit=True)
+            compile(python_source(text), _FILENAME, "exec", dont_inherit=True)
         except SyntaxError as e:
             error = e
         except ValueError as e:  # a NUL byte
@@ -110,7 +110,7 @@ def unbound_names(text: str, path: str | None) -> int:
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return 0
     try:
-        top = symtable.symtable(text, str(path or "<text>"), "exec")
+        top = symtable.symtable(python_source(text), str(path or "<text>"), "exec")
     except (SyntaxError, ValueError):
         return 0
     if _STAR_IMPORT.search(text):
@@ -178,7 +178,7 @@ def _statement_shape(text: str, at: int) -> tuple | None:
     Cached: a span's text is asked about once per candidate. None where Python cannot parse.
     """
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return None
     starts, found, count = line_starts(text), None, 0

@@ -110,15 +110,33 @@ _BREAK = re.compile(r"\r\n|\n|\r")
 _WORDS = re.compile(r"\w+|[ \t]+|\r\n|[^\w]", re.S)
 
 
+def python_source(text: str) -> str:
+    """``text`` as Python's parser takes it: a leading byte-order mark read as a form feed.
+
+    Python skips a UTF-8 BOM in a file's bytes but refuses it in a str, so a file saved with
+    one (Windows editors write it) would be no Python at all to every check and rename. A
+    form feed is whitespace at the start of a line, one character as the mark is: every
+    offset stays where it was.
+    """
+    return "\f" + text[1:] if text.startswith("\ufeff") else text
+
+
+def parse_python(text: str) -> ast.Module:
+    """``ast.parse`` of :func:`python_source`; SyntaxError as ``ast.parse`` raises it."""
+    return ast.parse(python_source(text))
+
+
 def ast_offset(text: str, starts: list[int], lineno: int, col: int) -> int:
     """Return the character offset of an ``ast`` position (1-based line, UTF-8 byte column).
 
     ``ast`` counts columns in bytes, so a line with non-ASCII text needs decoding to land on
-    the right character; ``starts`` is :func:`line_starts` of ``text``.
+    the right character; ``starts`` is :func:`line_starts` of ``text``. The first line is
+    counted as :func:`python_source` gave it to the parser.
     """
     start = starts[lineno - 1]
     end = starts[lineno] if lineno < len(starts) else len(text)
-    return start + len(text[start:end].encode()[:col].decode("utf-8", "ignore"))
+    line = python_source(text[start:end]) if start == 0 else text[start:end]
+    return start + len(line.encode()[:col].decode("utf-8", "ignore"))
 
 
 def statement_range(text: str, starts: list[int], node: ast.stmt) -> tuple[int, int]:

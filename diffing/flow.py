@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from .edits import ast_offset, line_starts
+from .edits import ast_offset, line_starts, parse_python
 from .indent import indentation
 
 State = dict[str, frozenset[int]]
@@ -42,7 +42,7 @@ def webs(text: str) -> dict[int, tuple[int, int]]:
     a binding with such uses as one web. A body with a construct the pass does not model
     (``match``, ``global``, a walrus in a comprehension) is left out entirely.
     """
-    tree = ast.parse(text)
+    tree = parse_python(text)
     out: dict[int, tuple[int, int]] = {}
     bodies: list[tuple[ast.AST, list[ast.stmt]]] = [(tree, tree.body)]
     bodies += [(n, n.body) for n in ast.walk(tree)
@@ -106,7 +106,7 @@ def innermost_def(text: str, at: int
 
 def _parse(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return parse_python(text)
     except (SyntaxError, ValueError):
         return None
 

@@ -16,7 +16,7 @@ import io
 import re
 import tokenize
 
-from .edits import ast_offset, line_starts
+from .edits import ast_offset, line_starts, parse_python
 from .proposal import Span
 
 # inline literals and emphasis on one line: ``code``, `code`, *emphasis*
@@ -30,7 +30,7 @@ def mentions(text: str, offset: int, old: str, new: str) -> list[Span]:
     The function is the innermost around ``offset``.
     """
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError:
         return []
     starts, fn, body = line_starts(text), None, None

@@ -38,7 +38,7 @@ import ast
 from collections.abc import Iterator
 
 from .arglist import insert_arguments, line_limit
-from .edits import ast_offset, line_starts
+from .edits import ast_offset, line_starts, parse_python
 from .proposal import Span
 from .signature import Param, SignatureChange, callee
 
@@ -52,7 +52,7 @@ def param_use_spans(text: str, change: SignatureChange) -> list[Span]:
     another is a rename with extras, and its old name's uses are the edit's follow-ups.
     """
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError:
         return []
     fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)

@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 
 from .checks import python_error
-from .edits import ast_offset, line_starts
+from .edits import ast_offset, line_starts, parse_python
 from .proposal import Span
 
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
@@ -57,7 +57,7 @@ def unit_from_edit(before: str, after: str, start: int, old_end: int, new_end: i
                    cap: int) -> Unit | None:
     """Return the statement of ``before`` the edit at [start, old_end) is in, mapped to after."""
     try:
-        tree = ast.parse(before)
+        tree = parse_python(before)
     except SyntaxError:
         return None
     starts, best = line_starts(before), None

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from .edits import ast_offset, line_starts
+from .edits import ast_offset, line_starts, parse_python
 from .flow import webs
 from .signature import callee
 
@@ -72,7 +72,7 @@ class ScopeIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.tree = ast.parse(text)  # read-only: shared with whoever asks for the index
+        self.tree = parse_python(text)  # read-only: shared with whoever asks for the index
         collector = _Collector(text)
         collector.visit(self.tree)
         named: dict[str, list[int]] = {}

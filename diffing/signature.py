@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .arglist import insert_arguments, line_limit
 from .edits import ast_offset as _offset
-from .edits import line_starts
+from .edits import line_starts, parse_python
 from .proposal import Span
 
 _POSITIONAL = ("posonly", "pos")
@@ -80,7 +80,7 @@ def signature_change(before: str, after: str) -> SignatureChange | None:
     Defs are paired by qualified name and occurrence, as the real-edits miner pairs them.
     """
     try:
-        old, new = _defs(ast.parse(before)), _defs(ast.parse(after))
+        old, new = _defs(parse_python(before)), _defs(parse_python(after))
     except SyntaxError:
         return None
     for key, (node, method) in new.items():
@@ -100,7 +100,7 @@ def call_site_spans(text: str, change: SignatureChange,
     those calls are left as they are.
     """
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError:
         return []
     starts, limit = line_starts(text), line_limit(text)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remask.diffing.edits import minimal_edits
+from remask.diffing.checks import faults, python_ok, unbound_names
+from remask.diffing.edits import ast_offset, line_starts, minimal_edits, parse_python, python_source
 from remask.diffing.proposal import TextEdit, apply_edits
 
 # code-like text: identifiers, punctuation, tabs, CRLF / LF / CR breaks, accents and emoji
@@ -78,3 +79,18 @@ def test_an_insertion_slides_into_the_span_it_was_made_in():
     slid = minimal_edits(old, new, inside=[(0, 2)])
     assert slid == [TextEdit(2, 2, "\n")] and apply_edits(old, slid) == new
     assert minimal_edits(old, new, inside=[(6, 8)]) == [TextEdit(4, 4, "\n")]  # can't reach
+
+
+def test_a_file_with_a_byte_order_mark_is_python_at_the_same_offsets():
+    # Python refuses U+FEFF in a str; every Python-aware check then saw no Python at all
+    text = "\ufeffimport os\ndef f(x):\n    return os.sep + x\n"
+    tree = parse_python(text)
+    starts = line_starts(text)
+    imp, fn = tree.body
+    assert text[ast_offset(text, starts, imp.lineno, imp.col_offset):].startswith("import os")
+    ret = fn.body[0]
+    assert text[ast_offset(text, starts, ret.lineno, ret.col_offset):].startswith("return")
+    assert python_source("x = 1\n") == "x = 1\n"  # no mark: the text as it is
+    assert python_ok(text, "t.py", None) and faults(text, "t.py", text.index("def")) == 0
+    assert faults(text.replace("os.sep", "ys"), "t.py", text.index("def")) == 1
+    assert unbound_names(text, "t.py") == 0

@@ -62,7 +62,8 @@ def check(proposal, before, after):
     assert len(proposal.trace.get("sources", [])) >= 1
 
 
-@pytest.mark.parametrize("source", [SRC, WIDE], ids=["ascii", "utf16-crlf-tabs"])
+@pytest.mark.parametrize("source", [SRC, WIDE, "\ufeff" + SRC],
+                         ids=["ascii", "utf16-crlf-tabs", "byte-order-mark"])
 @pytest.mark.parametrize("kind", list(EDITS))
 def test_propose_each_kind(rewriter, source, kind):
     after = EDITS[kind](source)
@@ -74,10 +75,12 @@ def test_propose_each_kind(rewriter, source, kind):
         check(p, source, after)
 
 
-def test_rename_offers_the_typed_name_and_says_where_it_came_from(rewriter):
-    after = EDITS["rename"](SRC)
-    [p] = rewriter.propose(SRC, after, "x.py")
-    assert p.text == SRC.replace("items", "values", 3)
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_rename_offers_the_typed_name_and_says_where_it_came_from(rewriter, bom):
+    # A file that starts with a byte-order mark was no Python to ``ast``: nothing followed
+    after = EDITS["rename"](bom + SRC)
+    [p] = rewriter.propose(bom + SRC, after, "x.py")
+    assert p.text == bom + SRC.replace("items", "values", 3)
     assert p.title == "Rename 2 references"
     assert p.trace["sources"] == ["mechanical", "mechanical"]
     assert p.trace["model_text"] in ("same", "alternative", "none")
