@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
     complete = all(r.text is not None for r in results)
     new_text = proposal.text if proposal is not None else text
     if args.json:
+        spans = rewriter.holes(text, args.file)
         holes = [{"start": s.start, "end": s.end, "text": r.text, "status": r.reason,
-                  "trace": r.trace} for s, r in zip(rewriter.holes(text), results, strict=True)]
+                  "trace": r.trace} for s, r in zip(spans, results, strict=True)]
         print(json.dumps({"path": args.file, "text": new_text, "holes": holes,
                           "trace": proposal.trace if proposal else {}}))
     elif not results:

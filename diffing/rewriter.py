@@ -32,7 +32,7 @@ from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
 from .repair import Unit, mechanical_repairs, units_from_errors
-from .spans import affected_spans, cursor_hole, repair_units
+from .spans import affected_spans, cursor_hole, marker_spans, repair_units
 from .syntax import Document, error_signature, new_errors, parse
 from .verify import Checkout, by_rank_sum
 
@@ -53,13 +53,9 @@ class Rewriter:
         self._denoiser = SpanDenoiser(engine, self.config)
 
     # spans (no model) ---------------------------------------------------------------------
-    def holes(self, text: str) -> list[Span]:
-        """Every occurrence of the hole marker, in order."""
-        m, out, i = self.config.marker, [], text.find(self.config.marker)
-        while i != -1 and m:
-            out.append(Span(i, i + len(m), "hole", f"'{m}' marker"))
-            i = text.find(m, i + len(m))
-        return out
+    def holes(self, text: str, path: str | None = None) -> list[Span]:
+        """Every hole marker in code, in order (not in comments and strings: ``marker_spans``)."""
+        return marker_spans(text, self.config.marker, path)
 
     def spans(self, before: str, after: str, path: str | None = None,
               cursor: int | None = None) -> list[Span]:
@@ -139,7 +135,7 @@ class Rewriter:
 
         Returns the proposal (None when no hole was filled) and one result per hole.
         """
-        spans = self.holes(text)
+        spans = self.holes(text, path)
         current, results, shift = text, [], 0
         for span in spans:
             start, end = span.start + shift, span.end + shift

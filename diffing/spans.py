@@ -163,13 +163,38 @@ def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange 
     return spans
 
 
-def hole_spans(text: str, marker: str, cursor: int | None) -> list[Span]:
-    """Return the marker holes, plus the empty body or line end the cursor sits at."""
-    spans = []
-    i = text.find(marker) if marker else -1
+# Where a marker is prose, not a hole: ``print("what???")``, ``# TODO: ??? later``, a docstring.
+_PROSE = frozenset({"comment", "string_content"})
+
+
+def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
+    """Every ``marker`` in code, in order; none inside a comment or a string's text.
+
+    Filling those rewrote a user's messages (``"what???"`` became ``"whate"``); a marker in
+    an f-string's ``{}`` is code, and a hole.
+    """
+    hits, i = [], text.find(marker) if marker else -1
     while i != -1:
-        spans.append(Span(i, i + len(marker), "hole", f"'{marker}' marker"))
+        hits.append(i)
         i = text.find(marker, i + len(marker))
+    if not hits:
+        return []
+    doc = parse(text, path)
+    spans = []
+    for i in hits:
+        a = len(text[:i].encode("utf-8"))
+        node = doc.tree.root_node.descendant_for_byte_range(a, a + len(marker.encode("utf-8")))
+        while node is not None and node.type not in _PROSE:
+            node = node.parent
+        if node is None:
+            spans.append(Span(i, i + len(marker), "hole", f"'{marker}' marker"))
+    return spans
+
+
+def hole_spans(text: str, marker: str, cursor: int | None, path: str | None = None
+               ) -> list[Span]:
+    """Return the marker holes, plus the empty body or line end the cursor sits at."""
+    spans = marker_spans(text, marker, path)
     if cursor is not None and not any(s.start <= cursor <= s.end for s in spans):
         hole = cursor_hole(text, cursor, marker, rest_of_line=False)
         if hole is not None:
@@ -251,7 +276,7 @@ def affected_spans(before: str, after: str, path: str | None = None,
         if "dangling" in kinds and not renames:
             spans += dangling_spans(before, after, ch, change, cap)
     if "hole" in kinds:
-        spans += [s for s in hole_spans(after, marker, cursor)  # a typed marker is a request
+        spans += [s for s in hole_spans(after, marker, cursor, path)  # a typed marker is a request
                   if ch is None or after[s.start:s.end] == marker or _off_typed(s.start, s.end,
                                                                               ch)]
     anchor = ch.start if ch is not None else (cursor or 0)

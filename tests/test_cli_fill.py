@@ -67,6 +67,17 @@ def test_a_file_saved_while_the_model_worked_is_not_overwritten(tmp_path, capsys
     assert not list(tmp_path.glob(".*remask"))
 
 
+def test_markers_in_strings_and_comments_are_left_as_written(tmp_path, capsys):
+    # `print("what???")` came back as `print("whate")`
+    src = tmp_path / "ask.py"
+    text = 'def ask():\n    print("what???")\n    # TODO: ??? later\n    return ???\n'
+    src.write_text(text)
+    assert main(["fill", str(src), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [h["start"] for h in out["holes"]] == [text.rindex("???")]
+    assert out["text"].startswith(text[:text.rindex("???")])
+
+
 def test_no_hole_is_success_and_changes_nothing(tmp_path, capsys):
     src = tmp_path / "ok.py"
     src.write_text("x = 1\n")

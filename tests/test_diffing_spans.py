@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remask.diffing.spans import affected_spans, cursor_hole, find_change
+from remask.diffing.spans import affected_spans, cursor_hole, find_change, marker_spans
 
 SRC = '''def total(items, scale):
     acc = 0
@@ -259,6 +259,18 @@ def test_hole_spans_marker_body_and_line_end():
     line = "x = compute(1)\n"
     hole = cursor_hole(line, 4, "???")
     assert line[hole.start:hole.end] == "compute(1)"
+
+
+def test_a_marker_in_a_comment_or_a_string_is_no_hole():
+    text = ('def ask(n):\n    """Ask ??? maybe."""\n    print("é what???", f"{???}")\n'
+            "    # TODO: ??? later\n    return ???\n")
+    spans = marker_spans(text, "???")
+    f_string, last = text.index("{???}") + 1, text.rindex("???")
+    assert [s.start for s in spans] == [f_string, last]  # an f-string's {} is code
+    assert all(text[s.start:s.end] == "???" for s in spans)
+    edited = text.replace("return ???", "return n").replace("{???}", "{n}")
+    typed = edited.replace("# TODO: ??? later", "# TODO: ???? later")
+    assert not affected_spans(edited, typed)
 
 
 def test_spans_are_capped():
