@@ -343,11 +343,28 @@ class Rewriter:
         res = self._model_repair(text, u, path, ok, cancel, on_step)
         prefix, suffix = text[:u.start], text[u.end:]
         found += [_Choice(prefix + m + suffix, "model", 0.0) for m in res.candidates]
+        if not found and u.anchor is not None and not text[u.anchor:u.end].strip() \
+                and u.allows(u.end, u.end):
+            res = self._completed(text, u, path, ok, cancel, on_step)
+            found += [_Choice(text[:u.end] + m + suffix, "model", 0.0) for m in res.candidates]
         if not found:
             return None, res.trace
         size = {c.text: sum(len(ed.new_text) + ed.end - ed.start
                             for ed in minimal_edits(text, c.text)) for c in found}
         return min(found, key=lambda c: (size[c.text], c.source != "mechanical")), res.trace
+
+    def _completed(self, text: str, u: Unit, path: str | None, ok: Callable[[str], bool],
+                   cancel: Cancel, on_step: OnStep) -> SpanResult:
+        """The rest of a statement cut short (``return x +``), as inline completion writes it.
+
+        Python blames its end, and neither a punctuation mark nor the unit re-denoised at its
+        own length mends it: what is missing is text after it (an operand, an argument).
+        """
+        hole = Span(u.end, u.end, "hole", "the rest of a statement cut short")
+        res = self.denoise_span(text, u.end, u.end, path, cancel=cancel, on_step=on_step,
+                                sampler=self._sampler_for(hole, text, u.end, u.end, path))
+        keep = [m for m in res.candidates if ok(text[:u.end] + m + text[u.end:])]
+        return replace(res, text=keep[0] if keep else None, candidates=keep)
 
     def _model_repair(self, text: str, u: Unit, path: str | None, ok: Callable[[str], bool],
                       cancel: Cancel, on_step: OnStep) -> SpanResult:

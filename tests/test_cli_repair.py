@@ -99,3 +99,18 @@ def test_a_statement_left_outside_its_block_is_indented_into_it(tmp_path, capsys
     code, _, err = run(capsys, path, "--write")
     assert code == 0, err
     assert path.read_text() == fixed
+
+
+@pytest.mark.parametrize("line", ["    return x +", "    y = x *", "    return x and"])
+def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
+    # No punctuation mark mends these, and the statement re-denoised at its own length came
+    # back as junk (`"""`): "no repair that parses". The rest of the line, as inline
+    # completion writes it, does.
+    path = tmp_path / "cut.py"
+    text = f"def f(x, y):\n{line}\n"
+    path.write_text(text)
+    code, out, err = run(capsys, path, "--json")
+    assert code == 0, err
+    new = json.loads(out)["text"]
+    assert new.startswith(f"def f(x, y):\n{line}") and len(new) > len(text)
+    compile(new, "cut.py", "exec")
