@@ -9,7 +9,6 @@ import threading
 import warnings
 from functools import lru_cache
 
-from .attrs import unknown_attributes
 from .deadcode import dropped_values, idle_statements, unreachable_statements
 from .edits import ast_offset, line_starts, parse_python, python_source
 from .flow import BUILTINS, reads_before_binding
@@ -145,16 +144,14 @@ def faults(text: str, path: str | None, at: int) -> int:
     held-out lines 0.593 → 0.598. Plus the statements of that function that do nothing
     (:func:`.deadcode.idle_statements`: a ``pass`` beside code, ``x = x``, a line echoed),
     the values it builds and never uses (:func:`.deadcode.dropped_values`: ``return 0``
-    below the loop that summed ``total``), the warnings Python's compiler gives for the
-    whole text (a string called: ``"lower"({"mixed"})``), and the attributes the method
-    holding ``at`` reads off ``self`` that its class never gets
-    (:func:`.attrs.unknown_attributes`: ``self._.__sesentence_endingsns``).
+    below the loop that summed ``total``), and the warnings Python's compiler gives for the
+    whole text (a string called: ``"lower"({"mixed"})``).
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return 0
     return (unbound_names(text, path) + reads_before_binding(text, at)
             + unreachable_statements(text, at) + idle_statements(text, at)
-            + dropped_values(text, at) + _compiled(text)[1] + unknown_attributes(text, at))
+            + dropped_values(text, at) + _compiled(text)[1])
 
 
 def same_statement(text: str, program: str, at: int) -> bool:
