@@ -84,6 +84,8 @@ def _compiled(text: str) -> tuple[SyntaxError | None, int]:
             error = e
         except ValueError as e:  # a NUL byte
             error = SyntaxError(str(e))
+        except RecursionError:  # nested deeper than the compiler goes: Python can't run it
+            error = SyntaxError("too deeply nested for Python's compiler")
     return error, sum(w.filename == _FILENAME for w in caught)
 
 
@@ -111,7 +113,7 @@ def unbound_names(text: str, path: str | None) -> int:
         return 0
     try:
         top = symtable.symtable(python_source(text), str(path or "<text>"), "exec")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return 0
     if _STAR_IMPORT.search(text):
         return 0
@@ -149,9 +151,12 @@ def faults(text: str, path: str | None, at: int) -> int:
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return 0
-    return (unbound_names(text, path) + reads_before_binding(text, at)
-            + unreachable_statements(text, at) + idle_statements(text, at)
-            + dropped_values(text, at) + _compiled(text)[1])
+    try:
+        return (unbound_names(text, path) + reads_before_binding(text, at)
+                + unreachable_statements(text, at) + idle_statements(text, at)
+                + dropped_values(text, at) + _compiled(text)[1])
+    except RecursionError:  # a tree deeper than the walks over it go: nothing to rank by
+        return 0
 
 
 def same_statement(text: str, program: str, at: int) -> bool:

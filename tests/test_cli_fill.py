@@ -204,3 +204,14 @@ def test_verify_takes_the_first_ranked_candidate_its_command_passes(tmp_path, ca
     assert "no proposal that passes 'false'" in capsys.readouterr().err
     assert src.read_bytes() == before
     assert main(["fill", str(src), "--verify", " "]) == 2
+
+
+@pytest.mark.parametrize("depth", [1000, 3000])
+def test_code_nested_deeper_than_python_goes_is_no_traceback(tmp_path, capsys, depth):
+    # 1,000 ``+`` overflowed the recursive walks over the tree; 3,000 Python's own compiler
+    src = tmp_path / "deep.py"
+    src.write_text("def f(n):\n    x = " + "1 + " * depth + "1\n    return ???\n")
+    code = main(["fill", str(src)])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "Traceback" not in err
+    assert code == 1 or out.startswith(f"--- a/{src}")

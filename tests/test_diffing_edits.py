@@ -94,3 +94,11 @@ def test_a_file_with_a_byte_order_mark_is_python_at_the_same_offsets():
     assert python_ok(text, "t.py", None) and faults(text, "t.py", text.index("def")) == 0
     assert faults(text.replace("os.sep", "ys"), "t.py", text.index("def")) == 1
     assert unbound_names(text, "t.py") == 0
+
+
+def test_a_fill_in_a_long_repetitive_line_is_one_small_edit():
+    # difflib alone matched the ``1 + 1 + …`` tokens in quadratic time: 14 s for this fill
+    old = "x = " + "1 + " * 6000 + "???\n"
+    new = old.replace("???", "2")
+    [edit] = minimal_edits(old, new)
+    assert (edit.start, edit.end, edit.new_text) == (old.index("???"), old.index("???") + 3, "2")
