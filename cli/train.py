@@ -127,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
                                       free_length_rate=args.free_length_rate,
                                       function_rate=args.function_rate))
     _init_distributed()
-    state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)
+    try:
+        state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)
+    finally:
+        _leave_distributed()
     print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")
     return 0
 
@@ -190,3 +193,16 @@ def _init_distributed() -> None:
 
     if "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
         dist.init_process_group("gloo")
+
+
+def _leave_distributed() -> None:
+    """Wait for rank 0's last checkpoint, then leave the group together.
+
+    A rank that simply exited while rank 0 was still writing tore the gloo connections down
+    under it, and on a loaded machine the leaver died of SIGABRT (exit -6, the run failed).
+    """
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
