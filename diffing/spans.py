@@ -171,7 +171,9 @@ def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
     """Every ``marker`` in code, in order; none inside a comment or a string's text.
 
     Filling those rewrote a user's messages (``"what???"`` became ``"whate"``); a marker in
-    an f-string's ``{}`` is code, and a hole.
+    an f-string's ``{}`` is code, and a hole. Each marker is read as a placeholder name first,
+    as :func:`repair_units` reads it, so a hole does not throw the parse of what follows it
+    (the rest of an f-string after ``{???}``) into error recovery.
     """
     hits, i = [], text.find(marker) if marker else -1
     while i != -1:
@@ -179,11 +181,12 @@ def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
         i = text.find(marker, i + len(marker))
     if not hits:
         return []
-    doc = parse(text, path)
+    probe = text.replace(marker, "_" * len(marker))
+    doc = parse(probe, path)
     spans = []
     for i in hits:
-        a = len(text[:i].encode("utf-8"))
-        node = doc.tree.root_node.descendant_for_byte_range(a, a + len(marker.encode("utf-8")))
+        a = len(probe[:i].encode("utf-8"))
+        node = doc.tree.root_node.descendant_for_byte_range(a, a + len(marker))
         while node is not None and node.type not in _PROSE:
             node = node.parent
         if node is None:

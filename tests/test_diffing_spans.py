@@ -273,6 +273,12 @@ def test_a_marker_in_a_comment_or_a_string_is_no_hole():
     assert not affected_spans(edited, typed)
 
 
+def test_prose_after_a_hole_in_the_same_f_string_stays_prose():
+    # ``{???}`` read as-is threw the rest of the f-string into error recovery, as code
+    text = 'x = f"{???} and ??? too"\n'
+    assert [s.start for s in marker_spans(text, "???")] == [text.index("???")]
+
+
 def test_spans_are_capped():
     before = "v = 1\n" + "".join(f"print(v, {i})\n" for i in range(200))
     after = before.replace("v = 1", "w = 1", 1)
