@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import git
 
-from remask.diffing.files import SourceError, atomic_write, check_source
+from remask.diffing.files import ChangedOnDisk, SourceError, atomic_write, check_source
 from remask.diffing.proposal import Proposal, TextEdit, apply_edits
 from remask.diffing.spans import affected_spans
 
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from remask.diffing.rewriter import Rewriter
 
 _UNSTASHED = "skipped: the working tree differs from the index (pre-commit did not stash it)"
+_SAVED = "skipped: the file was saved while remask ran; nothing written"
 _SKIPPED_STATUS = {"D": "deleted", "U": "unmerged (resolve the conflict first)"}
 
 
@@ -144,15 +145,26 @@ def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_ru
     clean = worktree_matches(repo, staged)  # again: the user may have saved meanwhile
     if not index and not clean:
         return Outcome(staged.path, _UNSTASHED)
+    saved = False  # the user saved the file between that check and the write
     try:
         if index:
             write_index(repo, staged, new.encode("utf-8"))
         if clean:
-            atomic_write(Path(repo.working_tree_dir, staged.path), new)
+            atomic_write(Path(repo.working_tree_dir, staged.path), new, expected=after)
+    except ChangedOnDisk:
+        if not index:
+            return Outcome(staged.path, _SAVED)
+        saved = True
     except (GitError, OSError) as e:
         return Outcome(staged.path, f"not written: {e}", after, new, failed=True)
-    where = ("index and working tree" if clean else
-             "index only; the working tree keeps your unstaged work") if index else "working tree"
+    if not index:
+        where = "working tree"
+    elif saved:
+        where = "index only; the working tree keeps what you saved while remask ran"
+    elif clean:
+        where = "index and working tree"
+    else:
+        where = "index only; the working tree keeps your unstaged work"
     return Outcome(staged.path, f"{what}; wrote the {where}", after, new)
 
 

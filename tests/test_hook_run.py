@@ -169,6 +169,40 @@ def test_under_pre_commit_unstashed_work_is_skipped(repo, monkeypatch, capsys) -
     assert repo.staged("totals.py") == RENAMED.encode()
 
 
+def saving_meanwhile(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, saved: str) -> None:
+    """Make the user save ``saved`` just after the hook's last look at the working tree."""
+    from remask.hook import run
+
+    write = run.atomic_write
+
+    def late_save(path, text, expected=None):
+        repo.write("totals.py", saved)
+        write(path, text, expected)
+
+    monkeypatch.setattr(run, "atomic_write", late_save)
+
+
+@pytest.mark.slow
+def test_a_save_while_the_hook_ran_is_kept(repo, renamed, monkeypatch, capsys) -> None:
+    repo.stage_rename()
+    saving_meanwhile(repo, monkeypatch, RENAMED + "# saved\n")
+    assert main(["hook", "run"]) == 1
+    assert repo.read("totals.py") == (RENAMED + "# saved\n").encode()
+    assert repo.staged("totals.py").decode() == renamed.text  # the commit is still checked
+    assert "keeps what you saved while remask ran" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_under_pre_commit_a_save_while_the_hook_ran_is_kept(repo, monkeypatch, capsys) -> None:
+    repo.stage_rename()
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    saving_meanwhile(repo, monkeypatch, RENAMED + "# saved\n")
+    assert main(["hook", "run", "totals.py"]) == 0
+    assert repo.read("totals.py") == (RENAMED + "# saved\n").encode()
+    assert repo.staged("totals.py") == RENAMED.encode()
+    assert "saved while remask ran" in capsys.readouterr().out
+
+
 def test_config_limits_the_kinds(repo) -> None:
     repo.write("pyproject.toml", '[tool.remask]\nkinds = ["hole", "repair"]\n')
     repo.stage_rename()
