@@ -1,8 +1,10 @@
 """Edit → spans: which regions of the text after a user's edit remask should re-denoise.
 
-Model-free. The edit is found as one minimal region (common prefix and suffix of the two
-texts); the bytes the user typed there are never inside a span. Each span records why it was
-chosen, and spans of one kind are merged and capped so an edit never re-denoises the file.
+Model-free. An edit is found as one minimal region (common prefix and suffix of the two
+texts); the bytes the user typed there are never inside a span. Two texts a commit or a burst
+of typing apart hold several edits: each is read alone (``separate_edits``). Each span records
+why it was chosen, and spans of one kind are merged and capped so an edit never re-denoises
+the file.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import builtins
 import keyword
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 
 from .defaults import default_spans
 from .edits import line_starts, statement_range
@@ -22,7 +25,7 @@ from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
 from .scopes import scope_index
 from .signature import SignatureChange, call_site_spans, signature_change
-from .syntax import new_errors, parse
+from .syntax import Document, new_errors, parse
 
 KINDS = ("repair", "rename", "signature", "dangling", "hole")
 _BUILTINS = set(dir(builtins))
@@ -62,6 +65,26 @@ def find_change(before: str, after: str) -> Change | None:
     while s < n - p and before[-1 - s] == after[-1 - s]:
         s += 1
     return Change(p, len(before) - s, len(after) - s)
+
+
+def separate_edits(before: str, after: str, limit: int = 24) -> list[str]:
+    """Each edit from ``before`` to ``after`` alone: ``after`` with only that edit undone.
+
+    A commit holds several edits (a rename, and a new function further down); read as one
+    region from the first to the last, the rename was no rename and its call sites stayed.
+    Each edit is read as if it were made last, on top of the others. Edits are runs of
+    changed lines with unchanged lines between them. One edit, or more than ``limit`` (a
+    rewrite, not edits to follow up one by one), gives ``[before]``.
+    """
+    ch = find_change(before, after)
+    if ch is None or "\n" not in before[ch.start:ch.old_end] + after[ch.start:ch.new_end]:
+        return [before]
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    runs = [op[1:] for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+            if op[0] != "equal"]
+    if not 1 < len(runs) <= limit:
+        return [before]
+    return ["".join(b[:j1] + a[i1:i2] + b[j2:]) for i1, i2, j1, j2 in runs]
 
 
 def renamed_word(before: str, after: str, ch: Change) -> tuple[int, str, str] | None:
@@ -235,55 +258,77 @@ def cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool = True) 
 
 def repair_units(before: str | None, after: str, path: str | None, cap: int,
                  marker: str = "???") -> list[Unit]:
-    """Return the statements to repair: those with syntax errors the edit added.
+    """Return the statements to repair: those with syntax errors the edit (or edits) added.
 
     Hole markers are not errors to repair (filling them is another kind), so they are read
-    as a placeholder name of the same length first.
+    as a placeholder name of the same length first. Units of separate edits that overlap (one
+    statement, two edits) are kept once.
     """
-    typed = after
-    if marker:
-        after = after.replace(marker, "_" * len(marker))
-    doc = parse(after, path)
+    probe = after.replace(marker, "_" * len(marker)) if marker else after
+    doc = parse(probe, path)
     if not doc.has_errors():
         return []
-    if before is not None:
-        if not new_errors(parse(before, path), doc):
-            return []
-        # the edit as typed: the placeholder can shift it (``def _f`` → ``def ???(_f`` differs
-        # from ``def _`` on as ``___(_`` but from ``def `` on as typed)
-        ch = find_change(before, typed)
-        unit = ch and unit_from_edit(before, after, ch.start, ch.old_end, ch.new_end, cap)
-        if unit:
-            return [unit]
-        if ch is not None:  # the typed bytes stay fixed whichever way the unit was found
-            return [replace(u, frozen=ch.typed) for u in units_from_errors(after, cap)
-                    if any(p.start < p.end for p in replace(u, frozen=ch.typed).spans())]
+    if before is None:
+        return units_from_errors(probe, cap)
+    units: list[Unit] = []
+    for alone in separate_edits(before, after):
+        for u in _edit_units(alone, after, probe, doc, path, cap):
+            if all(u.end <= k.start or k.end <= u.start for k in units):
+                units.append(u)
+    return units
+
+
+def _edit_units(before: str, typed: str, after: str, doc: Document, path: str | None,
+                cap: int) -> list[Unit]:
+    """The repair units of one edit from ``before`` to ``typed`` (``after``: its probe)."""
+    if not new_errors(parse(before, path), doc):
+        return []
+    # the edit as typed: the placeholder can shift it (``def _f`` → ``def ???(_f`` differs
+    # from ``def _`` on as ``___(_`` but from ``def `` on as typed)
+    ch = find_change(before, typed)
+    unit = ch and unit_from_edit(before, after, ch.start, ch.old_end, ch.new_end, cap)
+    if unit:
+        return [unit]
+    if ch is not None:  # the typed bytes stay fixed whichever way the unit was found
+        return [replace(u, frozen=ch.typed) for u in units_from_errors(after, cap)
+                if any(p.start < p.end for p in replace(u, frozen=ch.typed).spans())]
     return units_from_errors(after, cap)
 
 
 def affected_spans(before: str, after: str, path: str | None = None,
                    cursor: int | None = None, *, kinds: frozenset[str] = frozenset(KINDS),
                    marker: str = "???", cap: int = 600) -> list[Span]:
-    """Return every span the edit from ``before`` to ``after`` affects, merged and capped."""
+    """Return every span the edits from ``before`` to ``after`` affect, merged and capped."""
     ch = find_change(before, after)
     spans: list[Span] = []
     if "repair" in kinds:
         spans += [s for u in repair_units(before, after, path, cap, marker) for s in u.spans()]
     if ch is not None and not spans:
-        renames = rename_spans(before, after, ch) if "rename" in kinds else []
-        spans += renames
-        follow = not renames and kinds & {"signature", "dangling"}
-        change = signature_change(before, after) if follow else None  # parses both: once
-        if "signature" in kinds and change is not None:
-            spans += signature_spans(after, change, ch)
-        if "dangling" in kinds and not renames:
-            spans += dangling_spans(before, after, ch, change, cap)
+        for alone in separate_edits(before, after):
+            spans += _follow_ups(alone, after, kinds, cap)
     if "hole" in kinds:
         spans += [s for s in hole_spans(after, marker, cursor, path)  # a typed marker is a request
                   if ch is None or after[s.start:s.end] == marker or _off_typed(s.start, s.end,
                                                                               ch)]
     anchor = ch.start if ch is not None else (cursor or 0)
     return merge_and_cap(spans, cap, anchor)
+
+
+def _follow_ups(before: str, after: str, kinds: frozenset[str], cap: int) -> list[Span]:
+    """The other places one edit (a rename, a signature change, a removal) calls to change."""
+    ch = find_change(before, after)
+    if ch is None:
+        return []
+    renames = rename_spans(before, after, ch) if "rename" in kinds else []
+    if renames:
+        return renames
+    spans: list[Span] = []
+    change = signature_change(before, after) if kinds & {"signature", "dangling"} else None
+    if "signature" in kinds and change is not None:
+        spans += signature_spans(after, change, ch)
+    if "dangling" in kinds:
+        spans += dangling_spans(before, after, ch, change, cap)
+    return spans
 
 
 def merge_and_cap(spans: list[Span], cap: int, anchor: int) -> list[Span]:

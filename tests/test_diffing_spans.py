@@ -5,7 +5,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remask.diffing.spans import affected_spans, cursor_hole, find_change, marker_spans
+from remask.diffing.spans import (
+    affected_spans,
+    cursor_hole,
+    find_change,
+    marker_spans,
+)
 
 SRC = '''def total(items, scale):
     acc = 0
@@ -226,6 +231,32 @@ def test_dangling_uses_are_the_statements_using_the_old_name():
     [span] = affected_spans(SRC, after)
     assert span.kind == "dangling"
     assert after[span.start:span.end] == "acc += items[i] * scale"
+
+
+def test_each_of_several_edits_is_followed_up():
+    """A commit renames ``total`` and adds a function further down: read as one region
+    from the first edit to the last, the rename was no rename and its call site stayed."""
+    after = SRC.replace("def total(", "def grand_total(").replace(
+        "def other(items):\n    return items\n",
+        "def other(items):\n    return items\n\n\ndef more():\n    return 1\n")
+    spans = affected_spans(SRC, after)
+    assert [(s.kind, after[s.start:s.end], s.mechanical) for s in spans] == [
+        ("rename", "total", ("grand_total",))]
+
+
+def test_a_rename_beside_a_signature_change_gets_both():
+    after = SRC.replace("def total(items, scale)", "def total(items, scale, bias)").replace(
+        "def other(items):\n    return items", "def another(items):\n    return items")
+    spans = affected_spans(SRC, after)
+    assert [(s.kind, after[s.start:s.end]) for s in spans] == [
+        ("signature", "[1], scale=2"), ("rename", "other")]
+
+
+def test_a_repair_in_one_edit_leaves_the_other_edits_bytes_alone():
+    after = SRC.replace("acc = 0", "acc = 1").replace("return items", "return (items")
+    spans = affected_spans(SRC, after)
+    assert [(s.kind, after[s.start:s.end]) for s in spans] == [
+        ("repair", "return "), ("repair", "items")]  # the typed "(" stays, "acc = 1" is not in
 
 
 def test_repair_span_is_the_broken_statement_minus_the_typed_bytes():

@@ -53,6 +53,19 @@ def test_rename_call_sites_are_updated_in_the_index(repo, renamed, capsys) -> No
 
 
 @pytest.mark.slow
+def test_a_rename_among_other_edits_of_the_commit_is_followed_up(repo, renamed) -> None:
+    """A commit seldom holds one edit: the rename's call sites are renamed all the same."""
+    extra = '\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n'
+    repo.write("totals.py", BEFORE)
+    repo.commit()
+    repo.write("totals.py", RENAMED.replace('"""Totals."""', '"""Totals, and a mean."""') + extra)
+    repo.git("add", "totals.py")
+    assert main(["hook", "run"]) == 1
+    want = renamed.text.replace('"""Totals."""', '"""Totals, and a mean."""') + extra
+    assert repo.staged("totals.py").decode() == want
+
+
+@pytest.mark.slow
 def test_a_hole_is_filled_as_the_rewriter_proposes(repo, rewriter) -> None:
     repo.write("calc.py", "def double(x):\n    return x * 2\n")
     repo.commit()
