@@ -26,7 +26,7 @@ from .checks import faults, merge_traces, python_ok
 from .config import RewriterConfig
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .repair import line_ending
-from .syntax import Document, new_errors, parse
+from .syntax import Document, new_errors, parse, placeholders
 
 Cancel = Callable[[], bool] | None
 OnStep = Callable[[int, StepTrace], None] | None
@@ -87,19 +87,20 @@ class SpanDenoiser:
         and one that ends its line may first be closed mechanically.
         """
         prefix, suffix = text[:start], text[end:]
-        baseline = before if before is not None else parse(text, path)
         marker = self.config.marker
 
-        def probe(t: str) -> str:  # every hole marker a name, so Python can judge the rest
-            return t.replace(marker, "_" * len(marker)) if marker else t
+        def probe(t: str) -> str:  # every hole marker a name, so the parsers judge the rest
+            return placeholders(t, marker)
 
+        baseline = before if before is not None else parse(probe(text), path)
         strict = python_ok(probe(text), path, None)
         cfg = sampler or self.config.sampler
 
         def bad(middle: str) -> list[tuple[int, int]] | None:
             if cfg.min_length and not middle.strip():
                 return [(0, len(middle))]  # blanks are no fill of a hole that wants text
-            ranges = self._new_error_ranges(baseline, prefix, middle, suffix, path)
+            ranges = self._new_error_ranges(baseline, probe(prefix), middle, probe(suffix),
+                                            path)
             if ranges is None and strict and not python_ok(probe(prefix + middle + suffix),
                                                            path, None):
                 return [(0, len(middle))]

@@ -33,7 +33,7 @@ from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
 from .repair import Unit, mechanical_repairs, units_from_errors
 from .spans import affected_spans, cursor_hole, marker_spans, repair_units
-from .syntax import Document, error_signature, new_errors, parse
+from .syntax import Document, error_signature, new_errors, parse, placeholders
 from .verify import Checkout, by_rank_sum
 
 __all__ = ["Rewriter", "RewriterConfig", "SpanResult"]
@@ -86,8 +86,7 @@ class Rewriter:
         """Repair the statements Python's parser blames, one at a time (at most five)."""
         current, spans, traces, sources = text, [], [], []
         for _ in range(5):
-            probe = current.replace(self.config.marker, "_" * len(self.config.marker)) \
-                if self.config.marker else current
+            probe = placeholders(current, self.config.marker)
             units = units_from_errors(probe, self.config.span_cap)
             if not units:
                 break
@@ -205,7 +204,8 @@ class Rewriter:
         The proposal's text uses the top-ranked candidate per span; ``alternatives`` holds the
         file built from the model's own top candidates when that differs and validates.
         """
-        baseline = parse(text, path)
+        probe = placeholders(text, self.config.marker)
+        baseline = parse(probe, path)
         current, model_text, shift, mshift = text, text, 0, 0
         sources, agree, traces, done = [], 0, [], []
         for span in sorted(spans, key=lambda s: s.start):
@@ -226,7 +226,7 @@ class Rewriter:
                 ms, me = span.start + mshift, span.end + mshift
                 model_text = model_text[:ms] + model.text + model_text[me:]
                 mshift += len(model.text) - (me - ms)
-        strict = python_ok(text, path, None)
+        strict = python_ok(probe, path, None)
         if current == text or not self._keeps_syntax(baseline, current, path, strict):
             return None
         alts = [model_text] if model_text not in (text, current) and \
@@ -243,9 +243,13 @@ class Rewriter:
                            self.engine.tokenizer, self.config.line_threshold, path,
                            samples=0 if quick else self.config.hole_samples)
 
-    @staticmethod
-    def _keeps_syntax(baseline: Document, text: str, path: str | None, strict: bool) -> bool:
-        """No new tree-sitter error and, when the input satisfied Python's parser, still so."""
+    def _keeps_syntax(self, baseline: Document, text: str, path: str | None,
+                      strict: bool) -> bool:
+        """No new tree-sitter error and, when the input satisfied Python's parser, still so.
+
+        Hole markers left unfilled read as names (``baseline`` is parsed so too).
+        """
+        text = placeholders(text, self.config.marker)
         return not new_errors(baseline, parse(text, path)) and \
             (not strict or python_ok(text, path, None))
 
@@ -257,7 +261,7 @@ class Rewriter:
         Mechanical candidates that validate come first (the edit determines them); the
         model's candidates follow by score.
         """
-        strict = python_ok(text, path, None)
+        strict = python_ok(placeholders(text, self.config.marker), path, None)
         mech = [m for m in dict.fromkeys(span.mechanical)
                 if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
         # A valid mechanical candidate already answers the span: the model's candidates are

@@ -25,7 +25,7 @@ from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
 from .scopes import scope_index
 from .signature import SignatureChange, call_site_spans, signature_change
-from .syntax import Document, new_errors, parse
+from .syntax import Document, new_errors, parse, placeholders
 
 KINDS = ("repair", "rename", "signature", "dangling", "hole")
 _BUILTINS = set(dir(builtins))
@@ -191,7 +191,10 @@ _PROSE = frozenset({"comment", "string_content"})
 
 
 def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
-    """Every ``marker`` in code, in order; none inside a comment or a string's text.
+    """Every ``marker`` in code, in order; none inside a comment, a string's text or a name.
+
+    A marker that is a word (``--marker TODO``) is a hole where it stands alone, not inside
+    ``TODO_LIST``.
 
     Filling those rewrote a user's messages (``"what???"`` became ``"whate"``); a marker in
     an f-string's ``{}`` is code, and a hole. Each marker is read as a placeholder name first,
@@ -200,11 +203,12 @@ def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
     """
     hits, i = [], text.find(marker) if marker else -1
     while i != -1:
-        hits.append(i)
+        if not _inside_word(text, i, i + len(marker)):
+            hits.append(i)
         i = text.find(marker, i + len(marker))
     if not hits:
         return []
-    probe = text.replace(marker, "_" * len(marker))
+    probe = placeholders(text, marker)
     doc = parse(probe, path)
     spans = []
     for i in hits:
@@ -264,7 +268,7 @@ def repair_units(before: str | None, after: str, path: str | None, cap: int,
     as a placeholder name of the same length first. Units of separate edits that overlap (one
     statement, two edits) are kept once.
     """
-    probe = after.replace(marker, "_" * len(marker)) if marker else after
+    probe = placeholders(after, marker)
     doc = parse(probe, path)
     if not doc.has_errors():
         return []
@@ -377,6 +381,12 @@ def _off_typed(s: int, e: int, ch: Change) -> bool:
 
 def _line_of(starts: list[int], offset: int) -> int:
     return bisect.bisect_right(starts, offset)
+
+
+def _inside_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] continues a name on either side (word characters meet)."""
+    return (start > 0 and _word(text[start - 1]) and _word(text[start])) or \
+        (end < len(text) and _word(text[end - 1]) and _word(text[end]))
 
 
 def _word(c: str) -> bool:

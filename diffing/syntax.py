@@ -32,6 +32,16 @@ def register_grammar(suffixes: tuple[str, ...], loader: Callable[[], object]) ->
 register_grammar((".py", ".pyi", ""), _python)
 
 
+def placeholders(text: str, marker: str) -> str:
+    """``text`` with each hole marker read as a name of the same length.
+
+    A marker is no Python (``???``), so a parser's error recovery around one hole changes
+    how it reads what follows: with two holes in ``??? + ???``, filling the first moved the
+    errors the second caused, and every candidate seemed to add one. Offsets are unchanged.
+    """
+    return text.replace(marker, "_" * len(marker)) if marker else text
+
+
 @cache
 def _language(suffix: str) -> ts.Language:
     loader = _GRAMMARS.get(suffix)

@@ -13,7 +13,7 @@ from remask.diffing.canvas import LINE_LENGTHS, LINE_ROUND_STEPS
 from remask.diffing.denoise import _without_blank_line, newline_at
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
-from remask.diffing.spans import find_change
+from remask.diffing.spans import find_change, marker_spans
 from remask.diffing.syntax import new_errors, parse
 from remask.infill.engine import Engine
 from remask.infill.sampler import Cancelled, SamplerConfig
@@ -266,6 +266,25 @@ def test_where_python_could_not_parse_a_candidate_that_makes_it_parse_goes_first
     p, (res,) = Rewriter(eng, RewriterConfig(sampler=sampler)).fill_holes(text, "t.py")
     assert p is not None and p.text == text.replace("???", "while xs:")
     assert res.candidates == ["while xs:", "x"]  # the other stays offered behind it
+
+
+@pytest.mark.parametrize("line", ["return ??? + ???", "return [???, ???]",
+                                  "return ??? and ???"])
+def test_two_holes_in_one_expression_are_both_filled(engine, line):
+    """With the second marker still in place, tree-sitter read the first fill's line
+    differently from the line before it and every candidate seemed to add an error."""
+    sampler = SamplerConfig(lengths=(1,))
+    eng = Engine(PerLength(engine.tokenizer, ["a"]))
+    text = f"def f(a):\n    {line}\n"
+    p, results = Rewriter(eng, RewriterConfig(sampler=sampler)).fill_holes(text, "t.py")
+    assert [r.reason for r in results] == ["ok", "ok"]
+    assert p is not None and p.text == text.replace("???", "a")
+
+
+def test_a_word_marker_inside_a_name_is_no_hole():
+    text = "TODO_LIST = [TODO]\nx = TODO\nxTODO = 1\n"
+    assert [s.start for s in marker_spans(text, "TODO")] == [
+        text.index("[TODO]") + 1, text.index("x = TODO") + 4]
 
 
 class UnsureHeader(Header):
