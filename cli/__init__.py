@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from .common import own_errors
@@ -32,14 +33,24 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit status.
+
+    Ctrl-C is one line and 130 wherever it lands (a command's imports take seconds); a
+    reader that stops reading (``| head``) ends the command quietly with 141, as the shell
+    reports a process SIGPIPE ends.
+    """
     argv = sys.argv[1:] if argv is None else argv
     command = argv[0] if argv and argv[0] in COMMANDS else None
-    parser = build_parser(command)
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:  # said by the command's parser, whose usage line is the one that helps
-        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
+        parser = build_parser(command)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # said by the command's parser, whose usage line is the one that helps
+            args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         return args.func(args)
     except KeyboardInterrupt:
         print("remask: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # what is left for stdout goes nowhere, not into a second error at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141

@@ -91,9 +91,21 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True),
-                                        new.splitlines(keepends=True),
-                                        f"a/{path}", f"b/{path}"))
+    """The change as ``git diff`` writes it, so ``git apply`` and ``patch`` take it.
+
+    Lines end at a newline only (``str.splitlines`` also ends them at a form feed, U+2028
+    and others that git leaves inside a line), and a last line without one is marked so.
+    """
+    out = []
+    for line in difflib.unified_diff(_lines(old), _lines(new), f"a/{path}", f"b/{path}"):
+        out.append(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    lines = [f"{line}\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 def write(prog: str, path: str, text: str, read: str) -> int:

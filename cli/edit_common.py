@@ -41,8 +41,16 @@ def rewriter_config(args: argparse.Namespace, engine: Engine) -> RewriterConfig:
 
 
 def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | None) -> int:
-    """Print the diff or JSON, write the file when asked; return the exit code."""
+    """Write the file when asked, then print the diff or JSON; return the exit code.
+
+    Written first: a reader that stops reading (``| head``) must not cost the write.
+    """
     new_text = proposal.text if proposal is not None else text
+    code = 0
+    if proposal is None:
+        code = 1
+    elif args.write:
+        code = write(args.command, path, new_text, text)
     if args.json:
         spans = [{"start": s.start, "end": s.end, "reason": s.reason, "kind": s.kind}
                  for s in (proposal.spans if proposal else [])]
@@ -50,8 +58,4 @@ def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | No
                           "trace": proposal.trace if proposal else {}}))
     else:
         sys.stdout.write(unified_diff(text, new_text, path))
-    if proposal is None:
-        return 1
-    if args.write:
-        return write(args.command, path, new_text, text)
-    return 0
+    return code

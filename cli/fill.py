@@ -55,6 +55,16 @@ def run(args: argparse.Namespace) -> int:
         return fail("fill", str(e))
     complete = all(r.text is not None for r in results)
     new_text = proposal.text if proposal is not None else text
+    code = 0  # written before anything is printed: a reader gone (| head) loses no write
+    if not complete:
+        bad = sum(r.text is None for r in results)
+        why = f"passes '{args.verify}'" if args.verify and proposal is None and \
+            any(r.reason.startswith("no candidate passed") for r in results) else "parses"
+        print(f"{args.file}: {bad} of {len(results)} holes got no proposal that {why}; "
+              "file left as it was", file=sys.stderr)
+        code = 1
+    elif args.write and proposal is not None:
+        code = write("fill", args.file, new_text, text)
     if args.json:
         spans = rewriter.holes(text, args.file)
         holes = [{"start": s.start, "end": s.end, "text": r.text, "status": r.reason,
@@ -65,13 +75,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.file}: no '{args.marker}' holes", file=sys.stderr)
     else:
         sys.stdout.write(unified_diff(text, new_text, args.file))
-    if not complete:
-        bad = sum(r.text is None for r in results)
-        why = f"passes '{args.verify}'" if args.verify and proposal is None and \
-            any(r.reason.startswith("no candidate passed") for r in results) else "parses"
-        print(f"{args.file}: {bad} of {len(results)} holes got no proposal that {why}; "
-              "file left as it was", file=sys.stderr)
-        return 1
-    if args.write and proposal is not None:
-        return write("fill", args.file, new_text, text)
-    return 0
+    return code

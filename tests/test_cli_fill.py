@@ -215,3 +215,48 @@ def test_code_nested_deeper_than_python_goes_is_no_traceback(tmp_path, capsys, d
     out, err = capsys.readouterr()
     assert code in (0, 1) and "Traceback" not in err
     assert code == 1 or out.startswith(f"--- a/{src}")
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("def f():\n    return ???", "def f():\n    return x"),  # no newline at the end
+    ("x = 1", "x = 1\n"),
+    ("import os\n\x0c\ndef f():\n    return 1\n", "import os\n\x0c\ndef f():\n    return 2\n"),
+    ("s = 'a\u2028b'\nt = 1\r\n", "s = 'a\u2028b'\nt = 2\r\n"),
+])
+def test_the_printed_diff_applies_with_git(tmp_path, old, new):
+    """``str.splitlines`` split lines at a form feed or U+2028, and a last line without a
+    newline ran into the next: ``git apply`` called the patch corrupt."""
+    from remask.cli.common import unified_diff
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "m.py").write_bytes(old.encode())
+    (tmp_path / "p.diff").write_bytes(unified_diff(old, new, "m.py").encode())
+    subprocess.run(["git", "apply", "p.diff"], cwd=tmp_path, check=True, capture_output=True)
+    assert (tmp_path / "m.py").read_bytes() == new.encode()
+
+
+def test_a_reader_that_stops_reading_costs_no_write_and_no_traceback(tmp_path):
+    """``remask fill --write --json f.py | head -c 1``: the JSON went out before the write,
+    and the broken pipe was a traceback that left the file as it was."""
+    src = tmp_path / "stats.py"
+    shutil.copy(EXAMPLE, src)
+    want = subprocess.run([sys.executable, "-m", "remask.cli", "fill", str(src), "--json"],
+                          capture_output=True, text=True, check=True)
+    proc = subprocess.Popen([sys.executable, "-m", "remask.cli", "fill", str(src), "--write",
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before anything is printed
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141 and "Traceback" not in err
+    assert src.read_text() == json.loads(want.stdout)["text"]
+
+
+def test_ctrl_c_while_a_command_loads_is_one_line(monkeypatch, capsys):
+    """A command's imports (torch) take seconds; Ctrl-C there was a 40-line traceback."""
+    import remask.cli
+
+    def interrupted(only=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(remask.cli, "build_parser", interrupted)
+    assert main(["fill", "x.py"]) == 130
+    assert capsys.readouterr().err == "remask: interrupted\n"
