@@ -298,6 +298,8 @@ def load_engine(directory: Path | None = None, use_cache: bool = True,
         cfg = json.loads(cfg_path.read_text())
     except json.JSONDecodeError as e:
         raise ValueError(f"{cfg_path}: not JSON ({e})") from None
+    if not isinstance(cfg, dict):
+        raise ValueError(f"{cfg_path}: not a JSON object")
     kind = checkpoint_kind(cfg)
     if kind is not None:
         return Engine(load_hf_denoiser(directory, kind, device, trust_remote_code), sampler)

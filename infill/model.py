@@ -212,12 +212,17 @@ def load_model(directory: Path, device: str = "cpu", dtype: torch.dtype = torch.
             raise ValueError(f"{p}: missing")
     try:
         cfg = load_config(directory)
+        model = Transformer(cfg)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{cfg_path}: unreadable ({e})") from None
+    except (TypeError, ValueError, ArithmeticError, RuntimeError) as e:  # keys, sizes, types
+        raise ValueError(f"{cfg_path}: no remask model fits it ({e})") from None
+    try:
         state = load_file(str(weights), device=device)
-    except (OSError, TypeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{directory}: unreadable checkpoint ({e})") from None
+    except OSError as e:
+        raise ValueError(f"{weights}: unreadable ({e})") from None
     except Exception as e:  # safetensors raises its own error type for corrupt files
         raise ValueError(f"{weights}: corrupt safetensors file ({e})") from None
-    model = Transformer(cfg)
     expected = model.state_dict()
     for name, t in expected.items():
         if name not in state:

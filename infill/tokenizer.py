@@ -70,7 +70,11 @@ class Tokenizer:
         path = Path(path)
         if path.is_dir():
             path = path / "tokenizer.json"
-        return cls(HFTokenizer.from_file(str(path)))
+        try:
+            hf = HFTokenizer.from_file(str(path))
+        except Exception as e:  # the tokenizers library raises bare Exceptions
+            raise ValueError(f"{path}: not a tokenizer file ({e})") from None
+        return cls(hf)
 
     def save(self, path: str | Path) -> None:
         self.hf.save(str(path))

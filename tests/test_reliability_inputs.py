@@ -87,7 +87,8 @@ def broken_models(tmp: Path) -> dict[str, Path]:
 
 
 def _models(tmp: Path) -> dict[str, Path]:
-    """A missing model directory, a corrupt safetensors file, a checkpoint of the wrong shape."""
+    """A missing model directory, a corrupt safetensors file, a checkpoint of the wrong shape,
+    a truncated tokenizer, a config that is no object, a config with no attention heads."""
     corrupt, wrong = tmp / "corrupt-model", tmp / "wrong-shape"
     shutil.copytree(BUNDLED, corrupt)
     data = (corrupt / "model.safetensors").read_bytes()
@@ -96,7 +97,15 @@ def _models(tmp: Path) -> dict[str, Path]:
     config = json.loads((wrong / "config.json").read_text())
     config["d_model"] *= 2
     (wrong / "config.json").write_text(json.dumps(config))
-    return {"missing": tmp / "no-such-model", "corrupt": corrupt, "wrong-shape": wrong}
+    # damaged where the tokenizers library and the config's own checks raise
+    tokenizer, listed, headless = tmp / "bad-tokenizer", tmp / "config-list", tmp / "no-heads"
+    for d in (tokenizer, listed, headless):
+        shutil.copytree(BUNDLED, d)
+    (tokenizer / "tokenizer.json").write_text((BUNDLED / "tokenizer.json").read_text()[:1000])
+    (listed / "config.json").write_text("[]")
+    (headless / "config.json").write_text(json.dumps({**config, "n_head": 0}))
+    return {"missing": tmp / "no-such-model", "corrupt": corrupt, "wrong-shape": wrong,
+            "bad-tokenizer": tokenizer, "config-list": listed, "no-heads": headless}
 
 
 def _matrix(d: Path) -> list[tuple[str, list[str], list[Path], set[int]]]:
