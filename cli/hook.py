@@ -9,7 +9,9 @@ rewrite could not be written. With ``--dry-run`` it prints the diffs, writes not
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -17,14 +19,14 @@ from rich.console import Console
 from remask.hook.config import ConfigError
 from remask.hook.install import install, uninstall
 from remask.hook.run import HookRun, run_hook, under_pre_commit
-from remask.hook.staged import GitError, open_repo, temporary_index
+from remask.hook.staged import GitError, open_repo, quote_path, temporary_index
 
 from .common import fail, own_errors, unified_diff
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hook", help="the git pre-commit hook")
-    actions = p.add_subparsers(dest="hook_command", required=True)
+    actions = p.add_subparsers(dest="hook_command", required=True, parser_class=_FileNamesParser)
     r = actions.add_parser("run", help="follow up the staged edits (what the hook runs)")
     r.add_argument("files", nargs="*", help="files to rewrite (default: every staged .py file)")
     r.add_argument("--dry-run", action="store_true", help="print the diffs, write nothing")
@@ -45,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     except (GitError, ConfigError) as e:
         return fail("hook", str(e))
+    except OSError as e:  # the library turns those it expects into GitError; this is the rest
+        return fail("hook", f"{e.filename or 'remask'}: {e.strerror}")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -64,7 +68,7 @@ def _report(result: HookRun, dry_run: bool, pre_commit: bool) -> int:
         if dry_run and o.new is not None:
             sys.stdout.write(unified_diff(o.old, o.new, o.path))
         if o.message != "nothing to do":
-            print(f"remask hook: {o.path}: {o.message}")
+            print(f"remask hook: {quote_path(o.path)}: {o.message}")
     if any(o.failed for o in result.outcomes):
         return 2
     n = sum(o.rewritten for o in result.outcomes)
@@ -74,3 +78,24 @@ def _report(result: HookRun, dry_run: bool, pre_commit: bool) -> int:
         print(f"remask hook: rewrote {n} file{'s' * (n != 1)}; review with {review} "
               "and commit again")
     return 1 if n else 0
+
+
+class _FileNamesParser(argparse.ArgumentParser):
+    """Takes a file name that starts with a dash (``-old.py``) as a file, not an unknown option.
+
+    pre-commit passes the staged names after the hook's own arguments, with no ``--`` before
+    them; argparse would read ``-old.py`` as an option and fail the whole run. A leftover that
+    names an existing file is one of the files, and so is one without a leading dash (a name
+    argparse set aside because it came after such a file); a mistyped option stays an error.
+    """
+
+    def parse_known_args(self, args: Sequence[str] | None = None,
+                         namespace: argparse.Namespace | None = None,
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        """Parse as argparse does, then move leftovers that are file names into ``files``."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if not isinstance(getattr(namespace, "files", None), list):
+            return namespace, extras
+        names = [a for a in extras if os.path.lexists(a) or not a.startswith("-")]
+        namespace.files += names
+        return namespace, [a for a in extras if a not in names]

@@ -6,10 +6,14 @@ the edit this commit makes. The hook holds no diffing logic of its own.
 Where a rewrite goes:
 
 - The index always gets it (a new blob), unless pre-commit runs the hook (below).
-- The working tree gets it only where the working-tree file equals the staged blob.
+- The working tree gets it only where the working-tree file holds the staged blob (compared
+  through git's clean filter, so ``core.autocrlf`` and ``eol`` attributes count as no change),
+  written as checkout would write it. If that write fails, the index gets its old blob back.
 - A *partially staged* file (working tree differs from the index) is rewritten in the index
   only: the commit being made is checked, and the unstaged work stays byte for byte. The report
-  says so, since ``git diff`` then shows the rewrite reversed next to the unstaged work.
+  says so, since ``git diff`` then shows the rewrite reversed next to the unstaged work. Under
+  ``git commit -p`` or ``-i`` that index is a temporary one git drops when the hook fails, so
+  nothing is written and the run fails, saying how to commit instead.
 - Under the pre-commit framework (it sets ``PRE_COMMIT=1``) only the working tree is written,
   as ruff and black do: pre-commit has stashed unstaged work so the working tree equals the
   index, and it tells which hooks changed files by comparing the working tree with the index.
@@ -26,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import git
-
 from remask.diffing.files import ChangedOnDisk, SourceError, atomic_write, check_source
 from remask.diffing.proposal import Proposal, TextEdit, apply_edits
 from remask.diffing.spans import affected_spans
@@ -36,14 +38,21 @@ from .config import ConfigError, HookConfig, load_config
 from .staged import (
     PYTHON_SUFFIXES,
     GitError,
+    Repo,
     Skip,
     StagedFile,
+    checkout_text,
     open_repo,
     operation_in_progress,
+    quote_path,
     read_staged,
     relative_path,
+    restore_index,
     staged_status,
+    store_blob,
+    temporary_index,
     worktree_matches,
+    worktree_text,
     write_index,
 )
 
@@ -52,6 +61,9 @@ if TYPE_CHECKING:
 
 _UNSTASHED = "skipped: the working tree differs from the index (pre-commit did not stash it)"
 _SAVED = "skipped: the file was saved while remask ran; nothing written"
+_THROWAWAY = ("not written: `git commit -p` and `-i` stage into a temporary index that git drops "
+              "when the hook stops the commit, and this file has unstaged work; stage with "
+              "`git add -p`, then run `git commit` without -p or -i")
 _SKIPPED_STATUS = {"D": "deleted", "U": "unmerged (resolve the conflict first)"}
 
 
@@ -104,7 +116,7 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
     return HookRun(outcomes)
 
 
-def _targets(repo: git.Repo, files: list[str], cwd: Path, outcomes: list[Outcome]) -> list[str]:
+def _targets(repo: Repo, files: list[str], cwd: Path, outcomes: list[Outcome]) -> list[str]:
     """Return the paths to rewrite, adding an outcome for each one skipped on its status."""
     status = staged_status(repo)
     if files:
@@ -120,7 +132,7 @@ def _targets(repo: git.Repo, files: list[str], cwd: Path, outcomes: list[Outcome
     for path in dict.fromkeys(paths):
         letter, source = status.get(path, ("", None))
         if letter == "R":
-            outcomes.append(Outcome(path, f"skipped: renamed from {source}"))
+            outcomes.append(Outcome(path, f"skipped: renamed from {quote_path(source)}"))
         elif letter in _SKIPPED_STATUS:
             outcomes.append(Outcome(path, f"skipped: {_SKIPPED_STATUS[letter]}"))
         else:
@@ -128,7 +140,7 @@ def _targets(repo: git.Repo, files: list[str], cwd: Path, outcomes: list[Outcome
     return out
 
 
-def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: bool,
+def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: bool,
              index: bool) -> Outcome:
     """Propose follow-ups of this commit's edit to one file and write the result."""
     after = check_source(staged.data, "staged version")
@@ -142,30 +154,55 @@ def _rewrite(repo: git.Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_ru
     what = "; ".join(f"{p.title} ({_lines(after, p)})" for p in applied)
     if dry_run:
         return Outcome(staged.path, f"would {what[0].lower()}{what[1:]}", after, new)
-    clean = worktree_matches(repo, staged)  # again: the user may have saved meanwhile
-    if not index and not clean:
+    current = worktree_text(repo, staged)  # again: the user may have saved meanwhile
+    if current is None and not index:
         return Outcome(staged.path, _UNSTASHED)
-    saved = False  # the user saved the file between that check and the write
+    if current is None and temporary_index():
+        return Outcome(staged.path, _THROWAWAY, after, new, failed=True)
     try:
-        if index:
-            write_index(repo, staged, new.encode("utf-8"))
-        if clean:
-            atomic_write(Path(repo.working_tree_dir, staged.path), new, expected=after)
-    except ChangedOnDisk:
-        if not index:
-            return Outcome(staged.path, _SAVED)
-        saved = True
+        saved = _write(repo, staged, new, current, index)
     except (GitError, OSError) as e:
-        return Outcome(staged.path, f"not written: {e}", after, new, failed=True)
+        why = str(e)
+        if isinstance(e, OSError):  # the working tree's: the index got its old blob back
+            why = f"{e.strerror or e}; the index and the working tree are as they were"
+        return Outcome(staged.path, f"not written: {why}", after, new, failed=True)
+    if saved and not index:
+        return Outcome(staged.path, _SAVED)
     if not index:
         where = "working tree"
     elif saved:
         where = "index only; the working tree keeps what you saved while remask ran"
-    elif clean:
+    elif current is not None:
         where = "index and working tree"
     else:
         where = "index only; the working tree keeps your unstaged work"
     return Outcome(staged.path, f"{what}; wrote the {where}", after, new)
+
+
+def _write(repo: Repo, staged: StagedFile, new: str, current: str | None, index: bool) -> bool:
+    """Write ``new`` to the index and the working tree; True when the user saved meanwhile.
+
+    The index is written when ``index``; the working tree when it held the staged blob
+    (``current`` is its text), with what checkout would write there (smudged).
+
+    The two stay in step: a working-tree write that fails puts the staged blob back, so a
+    "not written" report is true of both. A save made meanwhile is the exception the user
+    chose: the index keeps the rewrite for the commit, the working tree keeps the save.
+    """
+    data = new.encode("utf-8")
+    sha = write_index(repo, staged, data) if index else store_blob(repo, data)
+    if current is None:
+        return False
+    try:
+        atomic_write(Path(repo.working_tree_dir, staged.path),
+                     checkout_text(repo, staged.path, sha), expected=current)
+    except ChangedOnDisk:
+        return True
+    except (GitError, OSError):
+        if index:
+            restore_index(repo, staged, sha)
+        raise
+    return False
 
 
 def _lines(text: str, proposal: Proposal) -> str:

@@ -36,10 +36,12 @@ _GIT_ENV = ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_OBJ
 
 
 class GitRepo:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *init_args: str, init: bool = True) -> None:
+        """``init=False``: the repository is found elsewhere (GIT_DIR); only configure it."""
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
-        self.git("init", "-q", "-b", "main")
+        if init:
+            self.git("init", "-q", "-b", "main", *init_args)
         self.git("config", "user.name", "Test")
         self.git("config", "user.email", "test@example.com")
         self.git("config", "commit.gpgsign", "false")
@@ -84,12 +86,15 @@ def rename_proposal(engine: Engine) -> Proposal:
     return proposal
 
 
-def make_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    """An empty repository, made the current directory, with no outside git config leaking in."""
+def make_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *init_args: str) -> GitRepo:
+    """An empty repository, made the current directory, with no outside git config leaking in.
+
+    ``init_args`` go to ``git init`` (say, ``--object-format=sha256``).
+    """
     for name in _GIT_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    r = GitRepo(tmp_path / "repo")
+    r = GitRepo(tmp_path / "repo", *init_args)
     monkeypatch.chdir(r.root)
     return r

@@ -77,3 +77,14 @@ def test_pre_commit_restores_unstaged_work(repo, engine) -> None:
     assert repo.read("totals.py").decode() == expected.replace(
         '"""Totals."""', '"""Totals, still being written."""')
     assert repo.staged("totals.py") == RENAMED.encode()
+
+
+def test_a_staged_file_named_like_an_option(repo) -> None:
+    """pre-commit passes ``-old.py`` with no ``--`` before it: a file, not an unknown option."""
+    repo.write("-old.py", "x = 1\n")
+    repo.commit("--", "-old.py")
+    repo.write("-old.py", "x = 2\n")
+    repo.git("add", "--", "-old.py")
+    result = pre_commit(repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Passed" in result.stdout

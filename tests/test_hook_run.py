@@ -244,3 +244,99 @@ def test_bad_config_is_one_line(repo, capsys) -> None:
     assert main(["hook", "run"]) == 2
     err = capsys.readouterr().err
     assert "unknown kind 'everything'" in err and len(err.strip().splitlines()) == 1
+
+
+def crlf(text: str) -> bytes:
+    return text.replace("\n", "\r\n").encode()
+
+
+@pytest.mark.slow
+def test_autocrlf_files_are_not_taken_for_unstaged_work(repo, renamed, capsys) -> None:
+    """With core.autocrlf the working tree holds CRLF and the blob LF: no unstaged work all the
+    same, so the working tree gets the rewrite too, with the line endings checkout gives it."""
+    repo.git("config", "core.autocrlf", "true")
+    repo.write("totals.py", crlf(BEFORE))
+    repo.commit()
+    repo.write("totals.py", crlf(RENAMED))
+    repo.git("add", "totals.py")
+    assert main(["hook", "run"]) == 1
+    assert "index and working tree" in capsys.readouterr().out
+    assert repo.staged("totals.py").decode() == renamed.text
+    assert repo.read("totals.py") == crlf(renamed.text)
+    assert repo.git("diff", "--name-only") == ""  # nothing left unstaged
+
+
+@pytest.mark.slow
+def test_under_pre_commit_an_eol_attribute_is_no_unstaged_work(repo, renamed,
+                                                              monkeypatch) -> None:
+    repo.write(".gitattributes", "*.py text eol=crlf\n")
+    repo.write("totals.py", crlf(BEFORE))
+    repo.commit()
+    repo.write("totals.py", crlf(RENAMED))
+    repo.git("add", "totals.py")
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    assert main(["hook", "run", "totals.py"]) == 1
+    assert repo.read("totals.py") == crlf(renamed.text)
+    assert repo.staged("totals.py") == RENAMED.encode()
+
+
+@pytest.mark.slow
+def test_a_temporary_index_with_unstaged_work_is_a_failure(repo, monkeypatch, capsys) -> None:
+    """``git commit -p`` / ``-i``: the index the hook sees is dropped when the hook fails."""
+    repo.stage_rename()
+    unstaged = RENAMED + "\n# unstaged note\n"
+    repo.write("totals.py", unstaged)
+    temporary = repo.root / ".git" / "next-index-1.lock"
+    temporary.write_bytes((repo.root / ".git" / "index").read_bytes())
+    monkeypatch.setenv("GIT_INDEX_FILE", str(temporary))
+    assert main(["hook", "run"]) == 2
+    out = capsys.readouterr().out
+    assert "totals.py: not written" in out and "git add -p" in out and "rewrote" not in out
+    assert repo.staged("totals.py") == RENAMED.encode()
+    assert repo.read("totals.py") == unstaged.encode()
+
+
+@pytest.mark.slow
+def test_a_failed_working_tree_write_leaves_the_index_alone(repo, monkeypatch, capsys) -> None:
+    """A read-only file (as a non-root user sees it): neither side gets the rewrite."""
+    from remask.hook import run
+
+    def read_only(path, text, expected=None):
+        raise PermissionError(13, "read-only file", str(path))
+
+    repo.stage_rename()
+    monkeypatch.setattr(run, "atomic_write", read_only)
+    assert main(["hook", "run"]) == 2
+    assert repo.staged("totals.py") == RENAMED.encode()
+    assert repo.read("totals.py") == RENAMED.encode()
+    assert "totals.py: not written: read-only file" in capsys.readouterr().out
+
+
+def test_a_file_name_starting_with_a_dash_is_a_file(repo, capsys) -> None:
+    """pre-commit passes staged names with no ``--`` before them."""
+    repo.write("-old.py", "x = 1\n")
+    repo.commit()
+    repo.write("-old.py", b"\x00binary now")
+    repo.git("add", "--", "-old.py")
+    assert main(["hook", "run", "-old.py"]) == 0
+    assert "-old.py: skipped: staged version: binary file" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        main(["hook", "run", "-no-such-file.py"])  # not a file: still an unknown option
+    assert e.value.code == 2
+
+
+def test_a_file_name_with_a_newline_is_one_quoted_line(repo, capsys) -> None:
+    repo.write("a\nb.py", b"\x00binary")
+    repo.git("add", "a\nb.py")
+    assert main(["hook", "run"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line == 'remask hook: "a\\nb.py": skipped: staged version: binary file'
+
+
+@pytest.mark.slow
+def test_a_sha256_repository(tmp_path, monkeypatch, renamed) -> None:
+    repo = make_repo(tmp_path, monkeypatch, "--object-format=sha256")
+    repo.stage_rename()
+    assert main(["hook", "run"]) == 1
+    assert repo.staged("totals.py").decode() == renamed.text
+    assert repo.read("totals.py").decode() == renamed.text

@@ -12,6 +12,7 @@ from remask.hook.staged import (
     Skip,
     open_repo,
     operation_in_progress,
+    quote_path,
     read_staged,
     relative_path,
     staged_status,
@@ -166,3 +167,28 @@ def test_relative_path(repo: GitRepo, tmp_path: Path) -> None:
     assert relative_path(r, "pkg/../a.py", repo.root) == "a.py"
     with pytest.raises(Skip, match="outside the repository"):
         relative_path(r, str(tmp_path / "elsewhere.py"), repo.root)
+
+
+def test_git_dir_and_work_tree_are_honoured(repo: GitRepo, tmp_path: Path, monkeypatch) -> None:
+    """`git --git-dir=X --work-tree=Y commit`, or a bare "dotfiles" repository."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("GIT_DIR", str(repo.root / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo.root))
+    r = open_repo(elsewhere)
+    assert Path(r.working_tree_dir) == repo.root.resolve()
+    assert Path(r.git_dir) == (repo.root / ".git").resolve()
+
+
+def test_a_bare_repository_is_one_line(tmp_path: Path, monkeypatch) -> None:
+    make_repo(tmp_path, monkeypatch)
+    GitRepo(tmp_path / "bare.git", "--bare")
+    with pytest.raises(GitError, match="bare repository"):
+        open_repo(tmp_path / "bare.git")
+
+
+def test_quote_path() -> None:
+    assert quote_path("pkg/mod.py") == "pkg/mod.py"
+    assert quote_path("résumé.py") == "résumé.py"
+    assert quote_path("a\nb.py") == '"a\\nb.py"'
+    assert quote_path("r\udce9sum\udce9.py") == '"r\\351sum\\351.py"'  # Latin-1 bytes
