@@ -99,6 +99,8 @@ class SpanDenoiser:
         def bad(middle: str) -> list[tuple[int, int]] | None:
             if cfg.min_length and not middle.strip():
                 return [(0, len(middle))]  # blanks are no fill of a hole that wants text
+            if _REPLACED in middle and _REPLACED not in text:  # tokens that are no UTF-8
+                return [(i, i + 1) for i, c in enumerate(middle) if c == _REPLACED]
             ranges = self._new_error_ranges(baseline, probe(prefix), middle, probe(suffix),
                                             path)
             if ranges is None and strict and not python_ok(probe(prefix + middle + suffix),
@@ -229,6 +231,9 @@ class SpanDenoiser:
 
 
 _BARE_NEWLINE = re.compile(r"(?<!\r)\n")
+# What decoding makes of byte tokens that end inside a character (half an emoji): never text
+# a user wrote, so a fill holding it is re-masked there, unless the file already holds one.
+_REPLACED = "\ufffd"
 
 
 def newline_at(text: str, at: int) -> str:

@@ -281,6 +281,21 @@ def test_two_holes_in_one_expression_are_both_filled(engine, line):
     assert p is not None and p.text == text.replace("???", "a")
 
 
+@pytest.mark.parametrize(("text", "filled"), [
+    ("t = ???\n", "t = 'hello, world!'\n"),
+    ("s = '\ufffd'\nt = ???\n", "s = '\ufffd'\nt = '\ufffd'\n"),  # the file has one
+])
+def test_half_a_character_is_no_fill(engine, text, filled):
+    """Byte tokens that end inside a character (half an emoji) decode to U+FFFD, which
+    parses in a string: it was written into the file."""
+    lines = ["'\ufffd'", "'hello, world!'"]  # the engine lists the shorter first
+    sampler = SamplerConfig(lengths=tuple(len(engine.tokenizer.encode(t)) for t in lines))
+    rw = Rewriter(Engine(PerLength(engine.tokenizer, lines)), RewriterConfig(sampler=sampler))
+    at = text.index("???")
+    res = rw.denoise_span(text, at, at + 3, "t.py", sampler=sampler)
+    assert text[:at] + res.text + text[at + 3:] == filled
+
+
 def test_a_word_marker_inside_a_name_is_no_hole():
     text = "TODO_LIST = [TODO]\nx = TODO\nxTODO = 1\n"
     assert [s.start for s in marker_spans(text, "TODO")] == [
