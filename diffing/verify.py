@@ -21,10 +21,23 @@ _IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "__pycache__", "node_m
                                  ".mypy_cache", ".ruff_cache", ".pytest_cache")
 
 
-def project_root(path: str | Path) -> Path:
-    """Return the directory copied for a check: the working directory when it holds ``path``."""
+# What marks a project's top: the nearest directory above a file holding one is copied.
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", ".git")
+
+
+def project_root(path: str | Path) -> tuple[Path, Path]:
+    """Return the directory copied for a check, and the one in it the command runs from.
+
+    The copy is the file's project: the nearest directory above it that holds a
+    ``pyproject.toml``, ``setup.py``, ``setup.cfg``, ``tox.ini`` or ``.git``, else the file's
+    own directory — never the working directory merely because it holds the file (run from
+    a home directory, that copied all of it). The command runs where the user is when that
+    is inside the project, so paths in it read as typed; else at the project's top.
+    """
     path, cwd = Path(path).resolve(), Path.cwd().resolve()
-    return cwd if cwd in path.parents else path.parent
+    root = next((d for d in path.parents if any((d / m).exists() for m in _PROJECT_MARKERS)),
+                path.parent)
+    return root, cwd if cwd == root or root in cwd.parents else root
 
 
 class Checkout:
@@ -38,8 +51,9 @@ class Checkout:
 
     def __init__(self, command: str, path: str | Path, timeout: float = 600.0) -> None:
         self.command, self.timeout = command, timeout
-        self._root = project_root(path)
+        self._root, where = project_root(path)
         self._rel = Path(path).resolve().relative_to(self._root)
+        self._where = where.relative_to(self._root)
         self._runs = 0
 
     def __enter__(self) -> Checkout:
@@ -65,7 +79,7 @@ class Checkout:
         target.write_bytes(text.encode("utf-8"))
         stamp = self._mtime + self._runs
         os.utime(target, (stamp, stamp))
-        return _run(self.command, self._copy, self.timeout) == 0
+        return _run(self.command, self._copy / self._where, self.timeout) == 0
 
 
 def by_rank_sum(sizes: list[int]) -> Iterator[tuple[int, ...]]:

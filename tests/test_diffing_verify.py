@@ -73,3 +73,28 @@ def test_combinations_go_by_the_sum_of_their_ranks():
     assert sorted(every) == sorted(itertools.product(range(2), range(3), range(1), range(2)))
     assert [sum(c) for c in every] == sorted(sum(c) for c in every)
     assert list(by_rank_sum([2, 0])) == []
+
+
+def _project(tmp_path):
+    """A home directory with a big unrelated file, and a project below it."""
+    home = tmp_path / "home"
+    (home / "proj" / "pkg").mkdir(parents=True)
+    (home / "junk.bin").write_bytes(b"\0" * 1000)
+    (home / "proj" / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (home / "proj" / "pkg" / "m.py").write_text("x = 1\n")
+    return home, home / "proj" / "pkg" / "m.py"
+
+
+def test_run_from_above_the_project_only_the_project_is_copied(tmp_path, monkeypatch):
+    """Run from a home directory, the whole of it was copied for every check."""
+    home, path = _project(tmp_path)
+    monkeypatch.chdir(home)
+    with Checkout("test -e pyproject.toml && test ! -e junk.bin", path, timeout=60) as c:
+        assert c.passes("x = 2\n")
+
+
+def test_run_from_inside_the_project_the_command_runs_where_the_user_is(tmp_path, monkeypatch):
+    home, path = _project(tmp_path)
+    monkeypatch.chdir(path.parent)
+    with Checkout("grep -q 'x = 2' m.py && test -e ../pyproject.toml", path, timeout=60) as c:
+        assert c.passes("x = 2\n")
