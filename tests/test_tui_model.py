@@ -168,3 +168,18 @@ async def test_fill_at_cursor_shows_what_the_rewriter_fills(tmp_path, engine):
         await pilot.press("ctrl+o")  # applies the fill, or does nothing when there is none
         await pilot.pause()
         assert app.editor.text == (expected.text if expected else text)
+
+
+@pytest.mark.parametrize(("text", "typed"), [
+    ("def f(x):\n\tif x:\n\t\treturn 1\n\treturn 0\n", "\t"),
+    ("def f(x):\n    return x\n", "    "),
+])
+async def test_the_tab_key_indents_as_the_file_does(tmp_path, engine, text, typed):
+    """Four spaces typed into a file indented with tabs made it a TabError."""
+    path = tmp_path / "tabs.py"
+    path.write_text(text)
+    app = RemaskApp(path, text, Rewriter(engine), TuiConfig(auto_delay=None))
+    async with app.run_test() as pilot:
+        app.editor.cursor_location = (1, 0)
+        await pilot.press("tab")
+        assert app.editor.text.split("\n")[1] == typed + text.split("\n")[1]

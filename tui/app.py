@@ -7,10 +7,12 @@ has changed since is dropped rather than shown.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -51,6 +53,15 @@ def editable(text: str) -> bool:
 OWN_ACTIONS = {"save", "run", "accept", "reject", "next_candidate", "quit"}
 
 
+def indent_type(text: str) -> Literal["tabs", "spaces"]:
+    """How the file indents, read from its first indented line.
+
+    The Tab key writes that: four spaces in a file indented with tabs made it a TabError.
+    """
+    first = re.search(r"^[ \t]+(?=\S)", text, re.MULTILINE)
+    return "tabs" if first is not None and first.group().startswith("\t") else "spaces"
+
+
 class RemaskApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "remask"
@@ -77,7 +88,9 @@ class RemaskApp(App[None]):
     def compose(self) -> ComposeResult:
         engine = self.rewriter.engine
         with Horizontal():
-            yield TextArea.code_editor(self._initial, language="python", id="editor")
+            editor = TextArea.code_editor(self._initial, language="python", id="editor")
+            editor.indent_type = indent_type(self._initial)
+            yield editor
             with Vertical(id="side"):
                 yield ProposalPanel(id="proposal")
                 yield DenoiseView(engine.decode_tokens, engine.tokenizer.special.mask,
