@@ -41,4 +41,4 @@ def run(args: argparse.Namespace) -> int:
         server.start_tcp(*address)
     else:
         server.start_io()
-    return 0
+    return server.exit_code  # 1 after an exit without shutdown, as the LSP asks

@@ -18,6 +18,11 @@ from remask.diffing.proposal import Proposal, Span, TextEdit
 SOURCE = "remask"
 
 
+def encoding_name(encoding: object) -> str:
+    """A negotiated position encoding (pygls keeps an enum or a str, or None) as a plain str."""
+    return str(getattr(encoding, "value", encoding or "utf-16"))
+
+
 def _units(s: str, encoding: str) -> int:
     if encoding == "utf-8":
         return len(s.encode("utf-8"))
@@ -68,15 +73,33 @@ class Locator:
         return self.offset(rng.start), self.offset(rng.end)
 
 
-def change_cursor(loc: Locator, change: types.TextDocumentContentChangeEvent) -> int | None:
-    """Where the cursor sits after an incremental change (the end of the inserted text).
+def change_cursor(loc: Locator, change: types.TextDocumentContentChangeEvent,
+                  before: str | None = None) -> int | None:
+    """Where the cursor sits after a change: the end of the inserted text.
 
-    ``loc`` is over the text *after* the change: nothing before the change's start moved, so its
-    start position still names the same place.
+    ``loc`` is over the text *after* the change: nothing before an incremental change's start
+    moved, so its start position still names the same place. A whole-document change names no
+    place (some clients send nothing else), so the cursor goes to the end of what differs from
+    ``before``, the text it replaced; None without one.
     """
-    if not isinstance(change, types.TextDocumentContentChangePartial):
+    if isinstance(change, types.TextDocumentContentChangePartial):
+        return loc.offset(change.range.start) + len(change.text)
+    if before is None:
         return None
-    return loc.offset(change.range.start) + len(change.text)
+    after, same = loc.text, _common_prefix(before, loc.text)
+    return max(same, len(after) - _common_prefix(before[same:][::-1], after[same:][::-1]))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by bisection: slices compared in C, not a Python loop."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def diagnostics(spans: list[Span], loc: Locator) -> list[types.Diagnostic]:

@@ -47,12 +47,26 @@ class Analysis:
                 if here or any(s.start <= end and start <= s.end for s in p.spans)]
 
 
+def is_python(language_id: str, path: str | None) -> bool:
+    """Whether remask serves a document: a Python languageId, else a ``.py``/``.pyi`` path.
+
+    Clients name Python their own way (``python``, Eglot's ``python-ts``, ``python3``), so any
+    languageId naming it counts. Others (``""``, ``plaintext``, ``py`` from bare clients) say
+    too little, and there the path decides: a file on disk ending in ``.py`` is Python. So a
+    ``javascript`` document gets no Python hints unless it is a ``.py`` file.
+    """
+    if "python" in language_id.lower():
+        return True
+    return path is not None and path.lower().endswith((".py", ".pyi"))
+
+
 class DocState:
     """One open document: its latest version, the settled text, the latest analysis."""
 
     def __init__(self, uri: str, path: str | None, text: str, version: int) -> None:
         self.uri, self.path = uri, path
         self.version = version  # latest version received; -1 once closed
+        self.text = text  # the latest text, which a whole-document change is compared with
         # "before" for the next edit; None after an unusable buffer (binary, huge)
         self.settled: str | None = text
         self.cursor: int | None = None  # str offset after the latest change

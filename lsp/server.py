@@ -4,6 +4,11 @@ Each handler gets the document, calls the Rewriter (on the model thread, through
 ``Documents``), converts the result with ``convert`` and answers ``None`` when there is nothing
 to say. After a change settles, ``analyze`` maps the edit to spans (hint diagnostics at once)
 and denoises them into proposals that code actions then serve for exactly that version.
+
+Only Python documents are served: a languageId naming Python (``python``, Eglot's
+``python-ts``), or any other languageId (a bare client's ``""`` or ``plaintext``) on a path
+ending in ``.py`` or ``.pyi`` (``documents.is_python``). Any other document is never tracked:
+no hints, and its requests answer ``None`` at once, without waiting for the model.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from remask.diffing.files import SourceError, check_text
 from remask.diffing.proposal import Proposal, Span
 
 from . import convert
-from .documents import Analysis, DocState
+from .documents import Analysis, DocState, is_python
 from .live import Live
 from .protocol import RemaskServer
 
@@ -33,11 +38,14 @@ server = RemaskServer("remask", __version__)
 
 
 async def configure(ls: RemaskServer, raw: object) -> None:
-    """Apply a settings object; (re)load the model on the model thread; tell the user why not."""
-    ls.settings, problems = ls.settings.merge(raw)
+    """Apply a settings object; (re)load the model on the model thread; tell the user why not.
+
+    ``ready`` is set again whatever happens here: every fill and code action waits for it.
+    """
     loop = asyncio.get_running_loop()
     ls.ready.clear()  # requests arriving meanwhile wait for the model these settings name
     try:
+        ls.settings, problems = ls.settings.merge(raw)
         error = await loop.run_in_executor(ls.docs.executor, ls.model.configure, ls.settings)
     finally:
         ls.ready.set()
@@ -153,8 +161,11 @@ async def did_change_configuration(ls: RemaskServer,
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: RemaskServer, params: types.DidOpenTextDocumentParams) -> None:
-    doc = params.text_document
-    state = ls.docs.open(doc.uri, to_fs_path(doc.uri), doc.text, doc.version)
+    doc, path = params.text_document, to_fs_path(params.text_document.uri)
+    if not is_python(doc.language_id, path):
+        ls.docs.close(doc.uri)  # reopened under another language: forget the Python one
+        return
+    state = ls.docs.open(doc.uri, path, doc.text, doc.version)
     ls.docs.debounce(state, 0.0, analyze)
 
 
@@ -166,14 +177,16 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
     text = ls.workspace.get_text_document(state.uri).source
     state.version = params.text_document.version
     changes = params.content_changes or []
-    a = state.analysis
-    if any(isinstance(c, types.TextDocumentContentChangeWholeDocument) for c in changes) or (
-            a is not None and any(p.text == text for p in a.proposals)):
-        # A proposal taken, or the buffer replaced wholesale (reload, revert): nothing the
-        # user typed to propagate, and the next edit is diffed from here, not across both.
-        state.settle(text)
     if changes and not state.refused:  # a refused buffer may be 10 MB: skip indexing it
-        state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1])
+        state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1],
+                                             state.text)
+    state.text = text
+    a = state.analysis
+    if a is not None and any(p.text == text for p in a.proposals):
+        # A proposal taken: nothing the user typed to propagate, and the next edit is diffed
+        # from here, not across both. A whole-document change is an edit like any other
+        # (some clients send nothing else), diffed against the settled text.
+        state.settle(text)
     ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)
 
 
@@ -205,6 +218,8 @@ async def code_action(ls: RemaskServer, params: types.CodeActionParams,
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
 async def inline_completion(ls: RemaskServer, params: types.InlineCompletionParams,
                             ) -> types.InlineCompletionList | None:
+    if ls.docs.get(params.text_document.uri) is None:
+        return None  # never opened, or not Python: no need to wait for the model
     await ls.ready.wait()
     state, rw = ls.docs.get(params.text_document.uri), ls.model.rewriter
     if state is None:

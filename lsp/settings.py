@@ -13,6 +13,7 @@ dangling), ``progressDelayMs`` (how long a job runs before it shows work-done pr
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -50,8 +51,9 @@ class Settings:
                 continue
             try:
                 changes[f.name] = _PARSERS[f.name](raw[key])
-            except (TypeError, ValueError) as e:
-                problems.append(f"setting '{key}': {e}; keeping {_show(getattr(self, f.name))}")
+            except Exception as e:  # a value no parser foresaw is still just a bad value
+                problems.append(f"setting '{key}': {_reason(e)}; "
+                                f"keeping {_show(getattr(self, f.name))}")
         return replace(self, **changes), problems
 
     def rewriter_config(self, sampler: SamplerConfig) -> RewriterConfig:
@@ -60,6 +62,13 @@ class Settings:
                               kinds=self.kinds, line_threshold=self.line_commit_threshold,
                               hole_samples=self.hole_samples,
                               sampler=replace(sampler, threshold=self.commit_threshold))
+
+
+def _reason(e: Exception) -> str:
+    """One line: a message of the parsers' own, else the exception's type and first line."""
+    if isinstance(e, TypeError | ValueError) and str(e):
+        return str(e).splitlines()[0]
+    return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'bad value'}"
 
 
 def _show(value: Any) -> str:
@@ -81,7 +90,9 @@ def _model(v: Any) -> str | None:
 
 def _int_in(lo: int, hi: int):
     def parse(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int | float) or int(v) != v:
+        # JSON's 1e999 reads as inf (and NaN is accepted): int() of either raises
+        if isinstance(v, bool) or not isinstance(v, int | float) or (
+                isinstance(v, float) and not math.isfinite(v)) or int(v) != v:
             raise TypeError("must be a whole number")
         if not lo <= v <= hi:
             raise ValueError(f"must be between {lo} and {hi}")
@@ -90,7 +101,7 @@ def _int_in(lo: int, hi: int):
 
 
 def _threshold(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float):
+    if isinstance(v, bool) or not isinstance(v, int | float) or v != v:  # NaN
         raise TypeError("must be a number")
     if not 0.0 < v <= 1.0:
         raise ValueError("must be in (0, 1]")

@@ -8,9 +8,12 @@ fact instead of racing a single notification future.
 from __future__ import annotations
 
 import asyncio
+import json
+import select
+import subprocess
 import sys
 import time
-from typing import Any
+from typing import IO, Any
 
 from lsprotocol import types
 from pygls.protocol import default_converter
@@ -128,3 +131,54 @@ async def server_stats(client: LanguageClient) -> dict[str, int]:
 
 def adds_no_syntax_error(before: str, after: str) -> bool:
     return not new_errors(parse(before), parse(after))
+
+
+def frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class RawClient:
+    """Bytes in, parsed messages out: no LSP library between the test and the server."""
+
+    def __init__(self, stderr: IO[bytes] | int = subprocess.DEVNULL) -> None:
+        # Unbuffered stdout: select() sees only the pipe, so a Python-side buffer holding
+        # messages already read ahead would look like silence (it did, once, under load).
+        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=stderr, bufsize=0)
+
+    def send(self, raw: bytes) -> None:
+        self.proc.stdin.write(raw)
+        self.proc.stdin.flush()
+
+    def request(self, msg_id: int, method: str, params: object) -> None:
+        self.send(frame(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method,
+                                    "params": params}).encode()))
+
+    def notify(self, method: str, params: object) -> None:
+        self.send(frame(json.dumps({"jsonrpc": "2.0", "method": method,
+                                    "params": params}).encode()))
+
+    def read_until(self, done, timeout: float = TIMEOUT) -> list[dict]:
+        """Messages read until ``done(message)`` holds for one (or the time runs out)."""
+        seen, end, out = [], time.monotonic() + timeout, self.proc.stdout
+        while time.monotonic() < end:
+            if not select.select([out], [], [], 0.5)[0]:
+                continue
+            length = 0
+            while (line := out.readline().strip()):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            body = b""
+            while len(body) < length:  # a raw pipe may return a message in pieces
+                chunk = out.read(length - len(body))
+                if not chunk:
+                    raise AssertionError(f"the server closed its output; saw {seen}")
+                body += chunk
+            seen.append(json.loads(body))
+            if done(seen[-1]):
+                return seen
+        raise AssertionError(f"no answer within {timeout} s; saw {seen}")
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lsprotocol.types import Position
+from lsprotocol.types import Position, TextDocumentContentChangeWholeDocument
 
 from remask.diffing.edits import line_starts
-from remask.lsp.convert import Locator
+from remask.lsp.convert import Locator, change_cursor
 
 # text with every line break LSP knows, and characters of 1–4 UTF-8 bytes and 1–2 UTF-16 units
 ALPHABET = st.sampled_from(list("ab_x1 ():=,.\t") + ["\n", "\r\n", "\r", "é", "ß", "😀", "中"])
@@ -37,3 +37,12 @@ def test_utf16_columns_count_surrogate_pairs():
     assert loc.offset(Position(0, 100)) == text.index("\r")  # past the end: end of line
     assert loc.offset(Position(9, 0)) == len(text)
     assert loc.offset(Position(0, 6)) == text.index("😀")  # inside a pair: its start
+
+
+def test_a_whole_document_change_puts_the_cursor_after_what_it_changed():
+    whole = TextDocumentContentChangeWholeDocument
+    after = "def amount(xs):\n    return 1\n"
+    cursor = change_cursor(Locator(after), whole(after), "def total(xs):\n    return 1\n")
+    assert cursor == after.index("(")
+    assert change_cursor(Locator("aab"), whole("aab"), "ab") == 2  # the repeated letter: once
+    assert change_cursor(Locator(after), whole(after), None) is None

@@ -10,20 +10,15 @@ JSON get a JSON-RPC parse error and the next request is still answered.
 
 from __future__ import annotations
 
-import json
-import select
-import subprocess
-import time
-
 import pytest
 import pytest_lsp
 from lsp_support import (
-    SERVER,
-    TIMEOUT,
+    RawClient,
     adds_no_syntax_error,
     apply,
     config,
     diagnostics_for,
+    frame,
     initialize,
     server_stats,
     wait_for,
@@ -137,59 +132,12 @@ async def test_server_survives_it_all_with_bounded_memory(client):
     assert stats["max_rss"] < 1_000_000_000  # a 10.8 MB buffer among them
 
 
-def _frame(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-class RawClient:
-    """Bytes in, parsed messages out: no LSP library between the test and the server."""
-
-    def __init__(self) -> None:
-        # Unbuffered stdout: select() sees only the pipe, so a Python-side buffer holding
-        # messages already read ahead would look like silence (it did, once, under load).
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, bufsize=0)
-
-    def send(self, raw: bytes) -> None:
-        self.proc.stdin.write(raw)
-        self.proc.stdin.flush()
-
-    def request(self, msg_id: int, method: str, params: object) -> None:
-        self.send(_frame(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method,
-                                     "params": params}).encode()))
-
-    def read_until(self, done, timeout: float = TIMEOUT) -> list[dict]:
-        """Messages read until ``done(message)`` holds for one (or the time runs out)."""
-        seen, end, out = [], time.monotonic() + timeout, self.proc.stdout
-        while time.monotonic() < end:
-            if not select.select([out], [], [], 0.5)[0]:
-                continue
-            length = 0
-            while (line := out.readline().strip()):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            body = b""
-            while len(body) < length:  # a raw pipe may return a message in pieces
-                chunk = out.read(length - len(body))
-                if not chunk:
-                    raise AssertionError(f"the server closed its output; saw {seen}")
-                body += chunk
-            seen.append(json.loads(body))
-            if done(seen[-1]):
-                return seen
-        raise AssertionError(f"no answer within {timeout} s; saw {seen}")
-
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
-
-
 def test_bytes_that_are_not_json_get_parse_errors_and_the_server_stays_up():
     client = RawClient()
     try:
         client.request(1, "initialize", {"capabilities": {}})
         client.read_until(lambda m: m.get("id") == 1)
-        client.send(_frame(b'{"jsonrpc": "2.0", "method": "initialized", "params": {}}'))
+        client.send(frame(b'{"jsonrpc": "2.0", "method": "initialized", "params": {}}'))
         bad = [
             b'{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument":'
             b' {"uri": "file:///tmp/l.py", "languageId": "python", "version": 1,'
@@ -199,7 +147,7 @@ def test_bytes_that_are_not_json_get_parse_errors_and_the_server_stays_up():
             b"\x00\xff\xfe" * 100,
         ]
         for body in bad:
-            client.send(_frame(body))
+            client.send(frame(body))
         client.send(b"Content-Length: abc\r\n\r\n")  # a header that isn't a length
         client.request(2, "remask/stats", None)
         seen = client.read_until(lambda m: m.get("id") == 2)
