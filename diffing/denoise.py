@@ -237,9 +237,14 @@ _REPLACED = "\ufffd"
 
 
 def newline_at(text: str, at: int) -> str:
-    """The line break ``text`` writes near ``at``: the one before it, else the first after."""
+    """The line break ``text`` writes near ``at``: the one before it, else the first after.
+
+    A text with carriage returns and no line feed at all ends its lines as old Mac OS did.
+    """
     before = text.rfind("\n", 0, at)
     where = before if before >= 0 else text.find("\n", at)
+    if where < 0:
+        return "\r" if "\r" in text else "\n"
     return "\r\n" if where > 0 and text[where - 1] == "\r" else "\n"
 
 

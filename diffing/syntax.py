@@ -7,6 +7,7 @@ proposal that has one, and re-masks the positions inside them before giving up.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -72,11 +73,20 @@ class Document:
     def __init__(self, text: str, lang: str = ".py") -> None:
         self.parser = ts.Parser(_language(lang))
         self.text = text
-        self._bytes = text.encode("utf-8")
+        self._bytes = _parsed(text)
         self.tree = self.parser.parse(self._bytes)
 
     def edit(self, start: int, end: int, new_text: str) -> None:
-        """Replace characters [start, end) and re-parse reusing the old tree (tree.edit)."""
+        r"""Replace characters [start, end) and re-parse reusing the old tree (tree.edit).
+
+        A text with carriage returns is parsed anew: an edit next to one can turn a lone
+        ``\r`` into half of a ``\r\n``, which changes the bytes the parser reads.
+        """
+        if "\r" in self.text or "\r" in new_text:
+            self.text = self.text[:start] + new_text + self.text[end:]
+            self._bytes = _parsed(self.text)
+            self.tree = self.parser.parse(self._bytes)
+            return
         b_start = len(self.text[:start].encode("utf-8"))
         b_old_end = b_start + len(self.text[start:end].encode("utf-8"))
         new_bytes = new_text.encode("utf-8")
@@ -115,6 +125,19 @@ class Document:
 
     def has_errors(self) -> bool:
         return self.tree.root_node.has_error
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _parsed(text: str) -> bytes:
+    r"""The bytes tree-sitter reads for ``text``: a lone ``\r`` (old Mac OS line ends) as ``\n``.
+
+    tree-sitter-python takes a lone ``\r`` for whitespace, so a file with those line ends read
+    as one long line with an error, and every fill there seemed to add one; Python's own
+    parser ends lines there. One byte for one: offsets are the text's.
+    """
+    return (_LONE_CR.sub("\n", text) if "\r" in text else text).encode("utf-8")
 
 
 def _point(data: bytes, byte_offset: int) -> tuple[int, int]:

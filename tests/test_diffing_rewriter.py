@@ -296,6 +296,20 @@ def test_half_a_character_is_no_fill(engine, text, filled):
     assert text[:at] + res.text + text[at + 3:] == filled
 
 
+def test_a_file_with_old_mac_line_ends_is_filled(engine):
+    """tree-sitter read a file whose lines end in a lone CR as one line with an error, and
+    every fill seemed to add one; a block written there ends its lines with CR too."""
+    lines = ["x = 1\n    y = 2"]
+    sampler = SamplerConfig(lengths=(len(engine.tokenizer.encode(lines[0])),))
+    eng = Engine(PerLength(engine.tokenizer, lines))
+    text = "def f():\r    ???\r    return y\r"
+    at = text.index("???")
+    res = Rewriter(eng, RewriterConfig(sampler=sampler)).denoise_span(text, at, at + 3, "t.py",
+                                                                       sampler=sampler)
+    assert res.text == "x = 1\r    y = 2"
+    assert not parse("x = 1\ry = 2\r").has_errors()
+
+
 def test_a_word_marker_inside_a_name_is_no_hole():
     text = "TODO_LIST = [TODO]\nx = TODO\nxTODO = 1\n"
     assert [s.start for s in marker_spans(text, "TODO")] == [
