@@ -2,7 +2,8 @@
 
 Same contract as ``remask fill``: a unified diff by default, ``--write`` replaces the file
 atomically, ``--json`` prints ``{"path", "text", "spans", "trace"}`` with ``text`` the whole
-proposed file; exit 0 when a proposal was made, 1 when none validates (nothing written).
+proposed file; exit 0 when a proposal was made or there was nothing to do, 1 when none
+validates (nothing written).
 """
 
 from __future__ import annotations
@@ -59,3 +60,11 @@ def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | No
     else:
         sys.stdout.write(unified_diff(text, new_text, path))
     return code
+
+
+def unchanged(args: argparse.Namespace, path: str, text: str, why: str) -> int:
+    """Nothing to do is success: say why, and print the JSON object ``--json`` promises."""
+    print(f"{path}: {why}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"path": path, "text": text, "spans": [], "trace": {}}))
+    return 0

@@ -13,9 +13,10 @@ import sys
 from remask.diffing.files import SourceError, read_source
 from remask.diffing.proposal import combine
 from remask.diffing.rewriter import Rewriter
+from remask.diffing.spans import affected_spans
 
 from .common import UsageError, engine_from_args, fail
-from .edit_common import add_rewrite_args, emit, rewriter_config
+from .edit_common import add_rewrite_args, emit, rewriter_config, unchanged
 from .progress import model_status
 
 
@@ -33,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
         before, after = read_source(args.before), read_source(args.after)
         if args.cursor is not None and not 0 <= args.cursor <= len(after):
             raise UsageError(f"--cursor {args.cursor} is outside {args.after}")
+        if not affected_spans(before, after, args.after, args.cursor):  # spare the model
+            why = "the same text as BEFORE" if before == after else "nothing the edit affects"
+            return unchanged(args, args.after, after, f"{why}; no follow-up edit to propose")
         with model_status() as status:
             status.engine = engine = engine_from_args(args)
             config = rewriter_config(args, engine)

@@ -11,7 +11,7 @@ from remask.diffing.rewriter import Rewriter
 from remask.diffing.syntax import parse
 
 from .common import UsageError, engine_from_args, fail
-from .edit_common import add_rewrite_args, emit, rewriter_config
+from .edit_common import add_rewrite_args, emit, rewriter_config, unchanged
 from .progress import model_status
 
 
@@ -26,8 +26,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         text = read_source(args.file)
         if python_ok(text, args.file, None) and not parse(text, args.file).has_errors():
-            print(f"{args.file}: no syntax errors; nothing to repair", file=sys.stderr)
-            return 0
+            return unchanged(args, args.file, text, "no syntax errors; nothing to repair")
         with model_status() as status:
             status.engine = engine = engine_from_args(args)
             config = rewriter_config(args, engine)

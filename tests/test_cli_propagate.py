@@ -71,13 +71,18 @@ def test_a_new_parameter_is_passed_on_where_the_body_forwards_the_others(tmp_pat
         ["'fd' added to __init__(): pass it to __init__() on line 3"]
 
 
-def test_no_follow_up_is_exit_1(tmp_path, capsys):
-    before, after = tmp_path / "b.py", tmp_path / "a.py"
+@pytest.mark.parametrize("edit", ["# a comment\n", ""])
+def test_an_edit_that_calls_for_nothing_is_success_without_the_model(tmp_path, capsys, edit):
+    """``fill`` with no hole and ``repair`` with no error exit 0; a comment added, or the
+    same file twice, loaded the model and exited 1 as if a proposal had failed."""
+    before, after = tmp_path / "before.py", tmp_path / "after.py"
     before.write_text(BEFORE)
-    after.write_text(BEFORE + "# a comment\n")
-    code, out, err = run(capsys, before, after, "--write")
-    assert code == 1 and "no follow-up" in err
-    assert after.read_text() == BEFORE + "# a comment\n"
+    after.write_text(BEFORE + edit)
+    code, out, err = run(capsys, before, after, "--write", "--json", "--model", tmp_path / "no")
+    assert code == 0 and "no follow-up edit to propose" in err
+    assert json.loads(out) == {"path": str(after), "text": BEFORE + edit, "spans": [],
+                               "trace": {}}
+    assert after.read_text() == BEFORE + edit
 
 
 @pytest.mark.parametrize("args", [

@@ -57,6 +57,9 @@ def test_valid_file_gives_exit_0_and_no_write(tmp_path, capsys):
     code, out, err = run(capsys, path, "--write")
     assert code == 0 and out == "" and "no syntax errors" in err
     assert path.stat().st_mtime_ns == before
+    code, out, err = run(capsys, path, "--json")  # the object --json promises, all the same
+    assert code == 0 and json.loads(out) == {"path": str(path), "text": "x = 1\n", "spans": [],
+                                             "trace": {}}
 
 
 @pytest.mark.parametrize("setup, extra", [
