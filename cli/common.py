@@ -83,11 +83,15 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
         ranker = {"bundled": BUNDLED_AR, "none": None}.get(args.ranker, Path(args.ranker))
         if ranker is not None and not (ranker / "config.json").is_file():
             raise UsageError(f"--ranker {args.ranker}: no model there")
-        return load_engine(args.model, sampler=sampler, device=args.device,
-                           trust_remote_code=args.trust_remote_code, precision=args.precision,
-                           ranker=ranker)
+        engine = load_engine(args.model, sampler=sampler, device=args.device,
+                             trust_remote_code=args.trust_remote_code, precision=args.precision,
+                             ranker=ranker)
     except ValueError as e:
         raise UsageError(f"cannot load model: {e}") from None
+    if ranker not in (BUNDLED_AR, None) and engine.ranker is None:  # named, so wanted
+        raise UsageError(f"--ranker {args.ranker}: does not load, or ranks another tokenizer's "
+                         "text than the model's")
+    return engine
 
 
 def unified_diff(old: str, new: str, path: str) -> str:

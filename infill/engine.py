@@ -289,6 +289,8 @@ def load_engine(directory: Path | None = None, use_cache: bool = True,
     Raises ValueError with a one-line reason when the directory holds no usable model.
     """
     directory = Path(directory) if directory is not None else BUNDLED
+    if directory.is_file():
+        raise ValueError(f"{directory}: a file; give the directory that holds the model")
     if not directory.is_dir():
         raise ValueError(f"{directory}: no such model directory")
     cfg_path = directory / "config.json"

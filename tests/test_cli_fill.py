@@ -260,3 +260,22 @@ def test_ctrl_c_while_a_command_loads_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(remask.cli, "build_parser", interrupted)
     assert main(["fill", "x.py"]) == 130
     assert capsys.readouterr().err == "remask: interrupted\n"
+
+
+def test_a_ranker_asked_for_that_cannot_rank_is_one_line(tmp_path, capsys):
+    """A named --ranker that failed to load was dropped without a word."""
+    ranker = tmp_path / "ranker"
+    shutil.copytree(EXAMPLE.parents[1] / "infill" / "bundled-ar", ranker)
+    (ranker / "tokenizer.json").write_text("{}")
+    src = tmp_path / "stats.py"
+    shutil.copy(EXAMPLE, src)
+    assert main(["fill", str(src), "--ranker", str(ranker)]) == 2
+    assert "--ranker" in capsys.readouterr().err
+
+
+def test_a_weights_file_for_model_is_told_to_give_the_directory(tmp_path, capsys):
+    src = tmp_path / "stats.py"
+    shutil.copy(EXAMPLE, src)
+    weights = EXAMPLE.parents[1] / "infill" / "bundled" / "model.safetensors"
+    assert main(["fill", str(src), "--model", str(weights)]) == 2
+    assert "give the directory" in capsys.readouterr().err
