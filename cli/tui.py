@@ -32,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
     except (SourceError, UsageError) as e:
         return fail("tui", str(e))
     if not editable(text):
-        return fail("tui", f"{args.file}: mixed line endings or form feeds the editor would "
-                           "rewrite on save; not opened")
+        return fail("tui", f"{args.file}: line breaks the editor would rewrite on save "
+                           "(mixed line endings, or a form feed, U+2028 or another character "
+                           "it reads as one); not opened")
     rewriter = Rewriter(engine, RewriterConfig(candidates=args.candidates,
                                                sampler=engine.sampler,
                                                line_threshold=args.line_threshold))

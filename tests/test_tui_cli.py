@@ -12,7 +12,8 @@ from remask.cli import main
     (b"\x00\x01binary", "binary file"),
     (b"x = '\xff'\n", "not UTF-8"),
     (b"a = 1\r\nb = 2\n", "mixed line endings"),
-    (b"a = 1\n\x0cb = 2\n", "form feeds"),
+    (b"a = 1\n\x0cb = 2\n", "a form feed"),
+    ("s = 'a\u2028b'\n".encode(), "U+2028"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, expected):
     path = tmp_path / "f.py"
