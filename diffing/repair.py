@@ -39,8 +39,8 @@ class Unit:
         """Return the unit minus the frozen bytes: the spans a front end shows."""
         if self.frozen is None or self.frozen[0] == self.frozen[1]:
             return [Span(self.start, self.end, "repair", self.reason)]
-        a, b = self.frozen
-        parts = [(self.start, a), (b, self.end)]
+        a, b = self.frozen  # clipped: typed bytes outside the unit leave it whole
+        parts = [(self.start, min(a, self.end)), (max(b, self.start), self.end)]
         return [Span(s, e, "repair", self.reason) for s, e in parts if s < e]
 
     def allows(self, start: int, end: int) -> bool:

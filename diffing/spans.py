@@ -266,7 +266,8 @@ def repair_units(before: str | None, after: str, path: str | None, cap: int,
 
     Hole markers are not errors to repair (filling them is another kind), so they are read
     as a placeholder name of the same length first. Units of separate edits that overlap (one
-    statement, two edits) are kept once.
+    statement, two edits) are kept once; a unit holding what two edits typed is none, since
+    it can keep only one edit's bytes fixed.
     """
     probe = placeholders(after, marker)
     doc = parse(probe, path)
@@ -274,11 +275,16 @@ def repair_units(before: str | None, after: str, path: str | None, cap: int,
         return []
     if before is None:
         return units_from_errors(probe, cap)
+    edits = separate_edits(before, after)
+    typed = [ch.typed for ch in (find_change(alone, after) for alone in edits)
+             if ch is not None and ch.start < ch.new_end]
     units: list[Unit] = []
-    for alone in separate_edits(before, after):
+    for alone in edits:
         for u in _edit_units(alone, after, probe, doc, path, cap):
-            if all(u.end <= k.start or k.end <= u.start for k in units):
-                units.append(u)
+            inside = {t for t in typed if u.start < t[1] and t[0] < u.end}
+            if len(inside) > 1 or any(u.start < k.end and k.start < u.end for k in units):
+                continue
+            units.append(replace(u, frozen=inside.pop() if inside else None))
     return units
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -257,6 +259,17 @@ def test_a_repair_in_one_edit_leaves_the_other_edits_bytes_alone():
     spans = affected_spans(SRC, after)
     assert [(s.kind, after[s.start:s.end]) for s in spans] == [
         ("repair", "return "), ("repair", "items")]  # the typed "(" stays, "acc = 1" is not in
+
+
+def test_a_repair_span_never_takes_what_another_edit_typed():
+    """Found by the fuzz test: the opening quotes of the module's docstring deleted, a letter
+    typed into the next docstring; Python blames a line far below, and the first edit's
+    frozen bytes lay outside that unit, so its span ran from the file's start over the letter."""
+    before = (Path(__file__).parents[1] / "examples" / "stats.py").read_text()
+    after = before.replace('"""A', "aA", 1).replace('"""Return', '"""aReturn', 1)
+    typed = after.index("aReturn")
+    spans = affected_spans(before, after)
+    assert spans and all(s.end <= typed or s.start > typed for s in spans)
 
 
 def test_repair_span_is_the_broken_statement_minus_the_typed_bytes():

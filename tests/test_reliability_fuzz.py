@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from remask.diffing.edits import minimal_edits
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.diffing.spans import find_change, separate_edits
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,16 +80,18 @@ def rewriter(engine):
     return Rewriter(engine, RewriterConfig())
 
 
-def _typed_region(before: str, after: str) -> tuple[int, int]:
-    """The user's typed bytes in ``after``: what the common prefix and suffix leave."""
-    n = min(len(before), len(after))
-    p = 0
-    while p < n and before[p] == after[p]:
-        p += 1
-    s = 0
-    while s < n - p and before[-1 - s] == after[-1 - s]:
-        s += 1
-    return p, len(after) - s
+def _typed_regions(before: str, after: str) -> list[tuple[int, int]]:
+    """The user's typed bytes in ``after``: each separate edit's, as remask reads the edits.
+
+    Two edits apart (a typed line, and another further down) leave the text between them as
+    it was: that is no typed byte, and a span may cover it.
+    """
+    out = []
+    for alone in separate_edits(before, after):
+        ch = find_change(alone, after)
+        if ch is not None and ch.start < ch.new_end:
+            out.append(ch.typed)
+    return out
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,12 +100,12 @@ def test_spans_never_raise_and_never_cover_typed_bytes(rewriter, pair, data):
     before, after = pair
     cursor = data.draw(st.one_of(st.none(), st.integers(0, len(after))))
     spans = rewriter.spans(before, after, "fuzz.py", cursor)
-    a, b = _typed_region(before, after)
+    typed = _typed_regions(before, after)
     marker = rewriter.config.marker
     for s in spans:
         assert 0 <= s.start <= s.end <= len(after), s
         assert s.kind in ("repair", "rename", "signature", "dangling", "hole"), s
-        if a < b and after[s.start:s.end] != marker:
+        for a, b in typed if after[s.start:s.end] != marker else []:
             assert s.end <= a or s.start >= b, (s, (a, b), after[a:b])
     assert sum(s.end - s.start for s in spans) <= rewriter.config.span_cap
 
