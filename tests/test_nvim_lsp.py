@@ -129,3 +129,48 @@ def test_denoise_steps_show_live_at_the_cursor_line_until_done(nvim):
     assert shown == [[4, "remask fill · 1 masked · 18 candidates: x = ░"]]
     assert nvim.lua(LIVE, "x = total([1])", 0, False) == []  # done: cleared
     assert nvim.lua(LIVE, "x = 1", 1, True) == []  # a step for an older version is not shown
+
+
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_live_text_goes_when_the_buffer_changes_or_steps_stop(nvim):
+    # A job cancelled as stale sends no last step (masked 0): its text must not stay for good.
+    nvim.lua("vim.api.nvim_win_set_cursor(0, { 5, 0 })")
+    assert nvim.lua(LIVE, "x = ░", 1, False) == [[4, "remask fill · 1 masked: x = ░"]]
+    nvim.lua("vim.api.nvim_buf_set_text(0, 4, 0, 4, 0, { 'y = 1; ' })")  # the user types on
+    assert nvim.lua("return #vim.api.nvim_buf_get_extmarks(0, "
+                    "vim.api.nvim_create_namespace('remask.live'), 0, -1, {})") == 0
+
+    nvim.lua("require('remask').live_stale_ms = 300")
+    assert nvim.lua(LIVE, "x = ░", 1, False) == [[4, "remask fill · 1 masked: x = ░"]]
+    nvim.wait("return #vim.api.nvim_buf_get_extmarks(0, "
+              "vim.api.nvim_create_namespace('remask.live'), 0, -1, {}) == 0", timeout=10)
+
+
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_setup_again_replaces_the_first_setups_options(nvim):
+    nvim.lua("require('remask').setup({ settings = { spanCap = 80 }, live = true }) "
+             "require('remask').setup({ live = false })")
+    assert nvim.lua("return vim.lsp.config.remask.init_options") == {}
+    nvim.lua("vim.api.nvim_win_set_cursor(0, { 5, 0 })")
+    assert nvim.lua(LIVE, "x = ░", 1, False) == []  # live = false: nothing shown
+    assert nvim.lua("return #vim.api.nvim_get_autocmds({ group = 'remask.live' })") == 2
+
+
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_configured_settings_reach_a_restarted_server(nvim):
+    nvim.attached()
+    warning = "setting 'candidates': must be between 1 and 16"
+    nvim.lua("require('remask').configure({ candidates = 99 })")
+    nvim.wait("return select(2, vim.api.nvim_exec2('messages', { output = true }).output"
+              ":gsub(vim.pesc(...), '')) == 1", warning)
+    old = nvim.lua("local c = vim.lsp.get_clients({ name = 'remask' })[1] "
+                   "c:stop() return c.id")
+    nvim.wait("return #vim.lsp.get_clients({ name = 'remask' }) == 0")
+    nvim.lua("vim.cmd('edit')")  # reattach: a new server, as `:lsp restart` would start
+    new = nvim.wait("local c = vim.lsp.get_clients({ bufnr = 0, name = 'remask' })[1] "
+                    "return c ~= nil and c.initialized and c.id")
+    assert new != old
+    assert nvim.lua("return vim.lsp.get_client_by_id(...).config.init_options", new) == {
+        "candidates": 99}
+    nvim.wait("return select(2, vim.api.nvim_exec2('messages', { output = true }).output"
+              ":gsub(vim.pesc(...), '')) == 2", warning)

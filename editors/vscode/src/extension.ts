@@ -10,20 +10,39 @@
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
+  DocumentSelector,
   LanguageClient,
+  State,
   TransportKind,
 } from "vscode-languageclient/node";
 
-import { serverCommand, serverSettings } from "./settings";
-import { IDLE, isDenoiseStep, StatusView, stepView } from "./status";
+import { serverCommand, serverSettings, startFailure } from "./settings";
+import { IDLE, idleAfter, isDenoiseStep, StatusView, stepView } from "./status";
 
 const SECTION = "remask";
 const DENOISE_STEP = "remask/denoiseStep";
-const SETTLE_MS = 1500; // how long "done" stays in the status bar before it turns idle
+
+/**
+ * Python files on disk and unsaved ones. Not every `python` document: a diff's `git:` side, a
+ * chat's code block or a virtual file system's copy would each get hints and denoising of
+ * their own, on text nobody edits.
+ */
+export const DOCUMENT_SELECTOR: DocumentSelector = [
+  { scheme: "file", language: "python" },
+  { scheme: "untitled", language: "python" },
+];
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
 let idleTimer: NodeJS.Timeout | undefined;
+// start, stop and restart run one after another: two quick restarts (a double click, a
+// settings change beside one) would otherwise both start a server and leave one running unseen
+let lifecycle: Promise<void> = Promise.resolve();
+
+function serially(work: () => Promise<void>): Promise<void> {
+  lifecycle = lifecycle.then(work, work);
+  return lifecycle;
+}
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
@@ -34,57 +53,103 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("remask.restart", restart),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
   );
-  await start();
+  await serially(start);
 }
 
 export async function deactivate(): Promise<void> {
-  await stop();
+  clearTimeout(idleTimer);
+  await serially(stop);
 }
 
 async function start(): Promise<void> {
   const cfg = vscode.workspace.getConfiguration(SECTION);
+  let command: string;
+  let args: string[];
   try {
-    const { command, args } = serverCommand(cfg);
-    client = new LanguageClient(
-      "remask",
-      "remask",
-      { command, args, transport: TransportKind.stdio },
-      {
-        documentSelector: [{ language: "python" }],
-        initializationOptions: { [SECTION]: serverSettings(cfg) },
-      },
-    );
-    client.onNotification(DENOISE_STEP, onDenoiseStep);
-    show(IDLE);
-    await client.start();
+    ({ command, args } = serverCommand(cfg));
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    show({ text: "$(error) remask", tooltip: `remask: ${message} (click to restart)` });
-    void vscode.window.showErrorMessage(`remask: ${message}`);
+    return failed(e instanceof Error ? e.message : String(e));
   }
+  const ours = new LanguageClient(
+    "remask",
+    "remask",
+    { command, args, transport: TransportKind.stdio },
+    {
+      documentSelector: DOCUMENT_SELECTOR,
+      // read when the server is (re)started, so one restarted after a crash gets the settings
+      // as they are now, not as they were when the extension started
+      initializationOptions: () => ({
+        [SECTION]: serverSettings(vscode.workspace.getConfiguration(SECTION)),
+      }),
+    },
+  );
+  client = ours;
+  ours.onNotification(DENOISE_STEP, onDenoiseStep);
+  ours.onDidChangeState(({ newState }) => {
+    // The server exited (a crash: vscode-languageclient restarts it a few times, then gives
+    // up); stop() below detaches first. Without this the status bar says idle, or shows a
+    // step forever, over a dead server.
+    if (client !== ours) {
+      return;
+    }
+    clearTimeout(idleTimer);
+    if (newState === State.Running) {
+      show(IDLE);
+    } else if (newState === State.Stopped || newState === State.StartFailed) {
+      show({ text: "$(error) remask", tooltip: "remask: the server stopped (click to restart)" });
+    }
+  });
+  show(IDLE);
+  try {
+    await ours.start();
+  } catch (e) {
+    if (client === ours) {
+      failed(startFailure(command, e));
+    }
+  }
+}
+
+function failed(message: string): void {
+  show({ text: "$(error) remask", tooltip: `remask: ${message} (click to restart)` });
+  void vscode.window.showErrorMessage(`remask: ${message}`);
 }
 
 async function stop(): Promise<void> {
   const old = client;
   client = undefined;
-  if (old !== undefined) {
-    await old.stop();
+  if (old === undefined) {
+    return;
+  }
+  if (old.state === State.Starting) {
+    // restarting itself after a crash: it can only be stopped once it is up (or failed)
+    await old.start().catch(() => undefined);
+  }
+  // a client that failed to start (or stopped) has no server, and its stop() would throw
+  if (old.isRunning()) {
+    await old.stop().catch(() => undefined); // it still ends the server process
   }
 }
 
-async function restart(): Promise<void> {
-  await stop();
-  await start();
+function restart(): Promise<void> {
+  return serially(async () => {
+    await stop();
+    await start();
+  });
 }
 
 /** A new server command needs a new server; everything else the running server takes live. */
 async function onConfigurationChanged(e: vscode.ConfigurationChangeEvent): Promise<void> {
   if (e.affectsConfiguration(`${SECTION}.server`)) {
     await restart();
-  } else if (e.affectsConfiguration(SECTION) && client?.isRunning()) {
-    const settings = serverSettings(vscode.workspace.getConfiguration(SECTION));
-    await client.sendNotification(DidChangeConfigurationNotification.type, {
-      settings: { [SECTION]: settings },
+  } else if (e.affectsConfiguration(SECTION)) {
+    // after a start under way, so a change made while the server starts is not lost
+    await serially(async () => {
+      if (client?.isRunning()) {
+        const settings = serverSettings(vscode.workspace.getConfiguration(SECTION));
+        await client.sendNotification(DidChangeConfigurationNotification.type, {
+          settings: { [SECTION]: settings },
+        });
+      }
     });
   }
 }
@@ -95,9 +160,8 @@ function onDenoiseStep(params: unknown): void {
   }
   clearTimeout(idleTimer);
   show(stepView(params));
-  if (params.masked === 0) {
-    idleTimer = setTimeout(() => show(IDLE), SETTLE_MS);
-  }
+  // a job cancelled as stale (the user typed on) sends no last step: idle once steps stop
+  idleTimer = setTimeout(() => show(IDLE), idleAfter(params));
 }
 
 function show(view: StatusView): void {

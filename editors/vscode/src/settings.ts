@@ -55,3 +55,20 @@ export function serverCommand(cfg: ConfigReader): ServerCommand {
   const [command, ...args] = words as string[];
   return { command, args };
 }
+
+/**
+ * The line to show when the server did not start. vscode-languageclient rejects with a bare
+ * string such as "Launching server using command remask failed. Error: spawn remask ENOENT",
+ * which says nothing of what to do about it.
+ */
+export function startFailure(command: string, error: unknown): string {
+  const detail = error instanceof Error ? error.message : String(error);
+  if (/\bENOENT\b/.test(detail) || (error as { code?: unknown } | null)?.code === "ENOENT") {
+    return (
+      `cannot start the language server: \`${command}\` was not found. Install remask ` +
+      `(\`pip install remask\`) where VS Code's PATH finds it, or set remask.server.command ` +
+      `to its full path (e.g. ["/path/to/venv/bin/python", "-m", "remask.cli", "lsp"])`
+    );
+  }
+  return `cannot start the language server (${detail}); its output is in Output › remask`;
+}

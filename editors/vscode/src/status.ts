@@ -23,6 +23,10 @@ export interface StatusView {
 }
 
 export const IDLE: StatusView = { text: "$(sparkle) remask", tooltip: "remask: idle" };
+export const SETTLE_MS = 1500; // how long "done" stays in the status bar before it turns idle
+// No step for this long with positions still masked: the job was cancelled as stale (the user
+// typed on), and a cancelled job sends no last step; steps come every 40 ms while it runs.
+export const STALE_MS = 5000;
 const PREVIEW = 60; // characters of provisional text in the tooltip's summary line
 
 /** Whether a notification's params have the shape the server sends (ignore anything else). */
@@ -54,4 +58,9 @@ export function stepView(p: DenoiseStep): StatusView {
 export function preview(text: string, limit: number = PREVIEW): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`;
+}
+
+/** How long a step stays shown when no other follows: a little once done, longer otherwise. */
+export function idleAfter(p: DenoiseStep): number {
+  return p.masked === 0 ? SETTLE_MS : STALE_MS;
 }

@@ -12,6 +12,12 @@ local M = {}
 local NAME = "remask"
 local INVOKED = 1 -- InlineCompletionTriggerKind.Invoked (LSP 3.18; not in Neovim 0.11's tables)
 local live_ns = vim.api.nvim_create_namespace("remask.live")
+local group = vim.api.nvim_create_augroup("remask.live", { clear = true })
+-- A job cancelled as stale (the user typed on) sends no last step: the text it showed goes
+-- when the buffer changes, or when no step has come for this long (they come every 40 ms).
+M.live_stale_ms = 5000
+local live_gen = {} --- @type table<integer, integer> bufnr -> the latest step shown
+local current = {} --- @type table the server settings: setup()'s, then configure()'s on top
 
 --- @class remask.Opts
 --- @field cmd? string[] the server command (default: { "remask", "lsp" })
@@ -69,6 +75,13 @@ local function on_denoise_step(_, params)
       text), "Comment" } },
     virt_text_pos = "eol",
   })
+  local gen = (live_gen[bufnr] or 0) + 1
+  live_gen[bufnr] = gen
+  vim.defer_fn(function()
+    if live_gen[bufnr] == gen and vim.api.nvim_buf_is_valid(bufnr) then
+      vim.api.nvim_buf_clear_namespace(bufnr, live_ns, 0, -1)
+    end
+  end, M.live_stale_ms)
 end
 
 --- Fill the hole at the cursor: request `textDocument/inlineCompletion` and apply the first
@@ -115,9 +128,23 @@ function M.repair(line1, line2)
   })
 end
 
+--- The settings a server started from now on gets as initializationOptions. `vim.lsp.config`
+--- merges into what an earlier call set, so the old value is dropped first: a key left out
+--- (setup() called again, without it) must not live on.
+local function set_init_options()
+  vim.lsp.config(NAME, { init_options = vim.NIL })
+  -- an empty Lua table would go out as a JSON array, which the server rejects as settings
+  vim.lsp.config(NAME, {
+    init_options = next(current) and vim.deepcopy(current) or vim.empty_dict(),
+  })
+end
+
 --- Send new server settings (the server's spelling) to every running remask server; they
---- merge into the current ones, and the server reports any value it refuses.
+--- merge into the current ones, and the server reports any value it refuses. A server
+--- started later (`:lsp restart`, a file in another project) starts with them too.
 function M.configure(settings)
+  current = vim.tbl_extend("force", current, settings)
+  set_init_options()
   for _, client in ipairs(vim.lsp.get_clients({ name = NAME })) do
     client:notify("workspace/didChangeConfiguration", { settings = { remask = settings } })
   end
@@ -126,13 +153,14 @@ end
 --- @param opts? remask.Opts
 function M.setup(opts)
   opts = vim.tbl_deep_extend("force", defaults, opts or {})
+  current = vim.deepcopy(opts.settings)
+  set_init_options()
   vim.lsp.config(NAME, {
     cmd = opts.cmd,
     filetypes = opts.filetypes,
     root_markers = opts.root_markers,
-    -- an empty Lua table would go out as a JSON array, which the server rejects as settings
-    init_options = next(opts.settings) and opts.settings or nil,
-    handlers = opts.live and { ["remask/denoiseStep"] = on_denoise_step } or {},
+    -- always set: a second setup() with live = false must replace the first one's handler
+    handlers = { ["remask/denoiseStep"] = opts.live and on_denoise_step or function() end },
     on_attach = function(client, bufnr)
       -- Neovim 0.12's ghost-text inline completion; on 0.11 :RemaskFill does the same on demand
       if opts.inline_completion and vim.lsp.inline_completion then
@@ -141,6 +169,14 @@ function M.setup(opts)
     end,
   })
   vim.lsp.enable(NAME)
+  vim.api.nvim_clear_autocmds({ group = group }) -- setup() again adds no second one
+  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+    group = group,
+    desc = "remask: drop denoising text shown for an older version",
+    callback = function(ev)
+      vim.api.nvim_buf_clear_namespace(ev.buf, live_ns, 0, -1)
+    end,
+  })
   vim.api.nvim_create_user_command("RemaskFill", M.fill,
     { desc = "remask: fill the hole at the cursor" })
   vim.api.nvim_create_user_command("RemaskRepair", function(cmd)
