@@ -257,8 +257,13 @@ class _Body:
                 self.expr(s.value, state)
             if isinstance(s, ast.AugAssign):
                 self.expr(s.target, state, load_targets=True)
+            read = self.seen.get(self.pos(s.target.lineno, s.target.col_offset))
             if s.value is not None or isinstance(s, ast.AugAssign):
                 self.target(s.target, state)
+            if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+                # ``x += 1`` rebinds the x it reads: one variable, whatever reached the read
+                self.parent[self.find(self.pos(s.target.lineno, s.target.col_offset))] = \
+                    self.find(read)
         elif isinstance(s, ast.Import | ast.ImportFrom):
             for al in s.names:
                 if al.name == "*":

@@ -18,6 +18,7 @@ from .flow import webs
 from .signature import callee
 
 _COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+NOT_OURS = -1  # the class of what an import binds: none of the file's own (their ids are scope ids)
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,9 @@ class Occurrence:
     """One spelling of a name, by character offsets, and what it refers to.
 
     ``key`` identifies the binding: ``("name", scope_id, name)`` for variables, ``("attr",
-    name)`` for attributes, ``("kw", function, name)`` for keyword arguments of calls.
+    name)`` for attributes, ``("kw", callee, name)`` for keyword arguments of calls, where
+    ``callee`` is the key of the name called (``f(x=1)``: the ``f`` that call sees) or
+    ``("attr", m)`` for a method (``obj.m(x=1)``, ``owner`` the class of ``obj`` where known).
     """
 
     start: int
@@ -34,8 +37,9 @@ class Occurrence:
     binding: bool
     kind: str  # def, class, parameter, assignment, for-target, attribute, import, as-target, ...
     key: tuple
-    function: str = ""  # for parameters: the function they belong to
-    owner: int | None = None  # an attribute's class (scope id), where the object's is known
+    owner: int | None = None  # an attribute's or a method parameter's class (scope id), or
+    # NOT_OURS for an attribute of what an import binds; None where unknown
+    calls: tuple = ()  # a parameter's: the callee keys of calls that may name it by keyword
 
 
 @dataclass
@@ -50,6 +54,7 @@ class _Scope:
     receiver: str = ""  # a method's first parameter: ``self``, ``cls``
     typed: dict[str, str] = field(default_factory=dict)  # parameter: the class it is annotated
     made: dict[str, set[str]] = field(default_factory=dict)  # name: C of each = C(…), or ""
+    imported: set[str] = field(default_factory=set)  # names an import binds here
 
 
 @dataclass
@@ -117,8 +122,7 @@ class ScopeIndex:
             keys.add(("attr", occ.name))
             keys |= {o.key for o in self.occurrences
                      if o.name == occ.name and self._is_member(o)}
-        if occ.kind == "parameter":
-            keys.add(("kw", occ.function, occ.name))
+        keys |= {("kw", callee, occ.name) for callee in occ.calls}
         refs = [o for o in self.occurrences if o.key in keys]
         if occ.kind == "attribute":  # ``self.x = …`` shadows a method ``x``: renaming it
             refs = [o for o in refs if o.start not in self._methods]  # un-shadows the method
@@ -133,6 +137,8 @@ class ScopeIndex:
         ``b.show()`` with ``b: B`` does not call ``A.show``.
         """
         ca, cb = self._class_of(a), self._class_of(b)
+        if NOT_OURS in (ca, cb):  # ``os.path`` is no ``self.path``
+            return ca == cb
         return ca is None or cb is None or bool(self._families[ca] & self._families[cb])
 
     def _is_member(self, occ: Occurrence) -> bool:
@@ -160,16 +166,38 @@ def scope_index(text: str) -> ScopeIndex | None:
 
 
 def _resolve(r: _Raw, classes: dict[str, list[int]]) -> Occurrence:
-    if r.kind == "attribute" or r.kind == "attribute-use":
+    calls: tuple = ()
+    if r.kind in ("attribute", "attribute-use"):
         key: tuple = ("attr", r.name)
-    elif r.kind == "keyword":
-        key = ("kw", r.function, r.name)
+    elif r.kind == "keyword":  # f(x=1): the f this call sees
+        key = ("kw", ("name", _owner(r.scope, r.function).id, r.function), r.name)
+    elif r.kind == "method-keyword":  # obj.m(x=1): an m of obj's class, where that is known
+        key = ("kw", ("attr", r.function), r.name)
     else:
         key = ("name", _owner(r.scope, r.name).id, r.name)
+        calls = _callees(r.scope) if r.kind == "parameter" and r.function else ()
     owner = r.owner
     if isinstance(owner, tuple):  # the object is a name (or its call): its class, if known
         owner = _class_of_name(r.scope, *owner, classes)
-    return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, r.function, owner)
+    return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, owner, calls)
+
+
+def _callees(fn: _Scope) -> tuple:
+    """How calls name the function ``fn``, so keyword arguments find its parameters.
+
+    Its own binding (a call that sees another ``f`` passes another ``f`` its arguments); a
+    method by name on an object of its class (the parameter's ``owner``); for ``__init__``,
+    the class by its name too.
+    """
+    home = fn.parent
+    if home is None or fn.name == "<lambda>":
+        return ()
+    if home.kind != "class":
+        return (("name", _owner(home, fn.name).id, fn.name),)
+    out: tuple = (("attr", fn.name),)
+    if fn.name == "__init__" and home.parent is not None:
+        out += (("name", _owner(home.parent, home.name).id, home.name),)
+    return out
 
 
 def _class_of_name(scope: _Scope, name: str, called: bool, classes: dict[str, list[int]]
@@ -181,6 +209,8 @@ def _class_of_name(scope: _Scope, name: str, called: bool, classes: dict[str, li
     of one class; else None.
     """
     scope = _owner(scope, name)
+    if name in scope.imported:  # a module, or what another file defines
+        return NOT_OURS
     hint = name if scope.kind == "module" and name in classes else None
     if hint is None and not called:
         made = scope.made.get(name, set())
@@ -253,6 +283,8 @@ class _Collector(ast.NodeVisitor):
         if self.text[start:start + len(name)] != name:
             return  # a position ast reports inexactly (old f-string quirks): skip, never guess
         scope = scope or self.scope
+        if kind == "import":
+            scope.imported.add(name)
         if binding and kind not in ("attribute", "keyword"):
             scope.bound.add(name)
             scope.made.setdefault(name, set()).add(self.made_by if kind == "assignment" else "")
@@ -345,6 +377,10 @@ class _Collector(ast.NodeVisitor):
                 self.visit(a.annotation)
 
     def _params(self, args: ast.arguments, function: str) -> None:
+        """Each parameter, with its function's name where a call may pass it by keyword."""
+        by_keyword = {id(a) for a in [*args.args, *args.kwonlyargs]}
+        method = self.scope.parent.id if self.scope.parent is not None and \
+            self.scope.parent.kind == "class" else None
         for a in _all_args(args):
             hint = a.annotation
             if isinstance(hint, ast.Constant) and isinstance(hint.value, str):
@@ -352,7 +388,7 @@ class _Collector(ast.NodeVisitor):
             if isinstance(hint, ast.Name):
                 self.scope.typed[a.arg] = hint.id
             self.add(a.arg, self.offset(a.lineno, a.col_offset), True, "parameter",
-                     function=function)
+                     function=function if id(a) in by_keyword else "", owner=method)
 
     # bindings ------------------------------------------------------------------------------
     def _target(self, target: ast.AST, kind: str) -> None:
@@ -424,11 +460,15 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
-        name = callee(node)
+        f = node.func
+        if not isinstance(f, ast.Name | ast.Attribute):
+            return  # f()(x=1), fs[0](x=1): what is called is not known by name
+        kind = "keyword" if isinstance(f, ast.Name) else "method-keyword"
+        owner = self._receiver_class(f.value) if isinstance(f, ast.Attribute) else None
         for kw in node.keywords:
             if kw.arg is not None:
-                self.add(kw.arg, self.offset(kw.lineno, kw.col_offset), False, "keyword",
-                         function=name)
+                self.add(kw.arg, self.offset(kw.lineno, kw.col_offset), False, kind,
+                         function=callee(node), owner=owner)
 
     def visit_alias(self, node: ast.alias) -> None:
         if node.name == "*":

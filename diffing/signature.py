@@ -55,8 +55,8 @@ class SignatureChange:
             return "remove-param"
         same = [(a.kind, a.default) == (b.kind, b.default) for a, b in zip(self.old, self.new,
                                                                           strict=False)]
-        if len(o) == len(n) and all(same) and o != n:
-            return "rename-param"
+        if len(o) == len(n) and all(same) and o != n and sorted(o) != sorted(n):
+            return "rename-param"  # (the same names in another order are no rename)
         return "other"
 
     def called_by(self, call: ast.Call) -> bool:
@@ -95,9 +95,10 @@ def call_site_spans(text: str, change: SignatureChange,
                     elsewhere: Callable[[int], bool] | None = None) -> list[Span]:
     """One span per call of the changed function whose argument list should change.
 
-    ``elsewhere(at)`` says whether the method named at ``at`` in ``obj.name(...)`` is
-    another class's, as far as the caller can tell (:meth:`.scopes.ScopeIndex.may_share`):
-    those calls are left as they are.
+    ``elsewhere(at)`` says whether the function named at ``at`` (``name`` in ``name(...)``
+    or ``obj.name(...)``) is another one, as far as the caller can tell (another binding of
+    the name, another class's method: :meth:`.scopes.ScopeIndex.may_share`): those calls are
+    left as they are.
     """
     try:
         tree = parse_python(text)
@@ -109,8 +110,9 @@ def call_site_spans(text: str, change: SignatureChange,
         if not isinstance(call, ast.Call) or not change.called_by(call):
             continue
         f = call.func
-        if elsewhere is not None and isinstance(f, ast.Attribute) and elsewhere(
-                _offset(text, starts, f.end_lineno, f.end_col_offset) - len(f.attr)):
+        at = _offset(text, starts, f.end_lineno, f.end_col_offset) - len(f.attr) \
+            if isinstance(f, ast.Attribute) else _offset(text, starts, f.lineno, f.col_offset)
+        if elsewhere is not None and elsewhere(at):
             continue
         open_ = text.find("(", _offset(text, starts, call.func.end_lineno,
                                        call.func.end_col_offset))
@@ -123,7 +125,13 @@ def call_site_spans(text: str, change: SignatureChange,
             continue  # the new signature accepts this call as it is, or nothing is knowable
         reason = f"call to {change.name}() on line {call.lineno}: {change.subkind}"
         spans.append(Span(open_ + 1, close, "signature", reason, (updated,)))
-    return sorted(spans, key=lambda s: s.start)
+    # a call in another's arguments (``f(f(1, 2), 3)``): the outer one's update is written
+    # from the text as it was, so both would clash; the outer one goes (ast.walk: first)
+    kept: list[Span] = []
+    for s in spans:
+        if not any(k.start <= s.start and s.end <= k.end for k in kept):
+            kept.append(s)
+    return sorted(kept, key=lambda s: s.start)
 
 
 def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
@@ -148,8 +156,9 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
     edits: list[tuple[int, int, str]] = []
     old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
     if change.subkind == "rename-param":
-        for a, b in zip(old_names, new_names, strict=True):
-            if a != b and a in kw_index:
+        for p, b in zip(change.old, new_names, strict=True):
+            a = p.name  # only these are passed by keyword: ``f(kw=1)`` puts kw in a **kw
+            if a != b and a in kw_index and p.kind in ("pos", "kwonly"):
                 s, _ = items[kw_index[a]]
                 edits.append((s, s + len(a), b))
     else:

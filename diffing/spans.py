@@ -128,8 +128,12 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
     return sorted(spans, key=lambda s: s.start)
 
 
-def _other_class(after: str, change: SignatureChange) -> Callable[[int], bool] | None:
-    """Whether the method named at an offset is another class's than the changed def."""
+def _other_callee(after: str, change: SignatureChange) -> Callable[[int], bool] | None:
+    """Whether the function called by the name at an offset is not the changed def.
+
+    ``obj.name(…)``: a method of another class, as far as classes tell; ``name(…)``: another
+    binding of the name (a parameter ``f``, a nested def of the same name, ``f = print``).
+    """
     index = scope_index(after)
     if index is None:
         return None
@@ -138,12 +142,22 @@ def _other_class(after: str, change: SignatureChange) -> Callable[[int], bool] |
                  and _line_of(starts, o.start) == change.line), None)
     if home is None:
         return None
-    return lambda at: (o := index.at(at)) is not None and not index.may_share(home, o)
+    by_name = not change.method  # a method is called through its object
+    same = {r.start for r in index.references(home)} if by_name else set()
+
+    def elsewhere(at: int) -> bool:
+        o = index.at(at)
+        if o is None:
+            return False
+        if o.kind == "attribute-use":
+            return not index.may_share(home, o)
+        return by_name and o.start not in same
+    return elsewhere
 
 
 def signature_spans(after: str, change: SignatureChange, ch: Change) -> list[Span]:
     """The call sites of a changed def, and where the parameters it gained should go."""
-    calls = call_site_spans(after, change, _other_class(after, change))
+    calls = call_site_spans(after, change, _other_callee(after, change))
     uses = [u for u in param_use_spans(after, change)  # a call site's own span says it all
             if not any(c.start <= u.start and u.end <= c.end for c in calls)]
     return [s for s in calls + uses if _off_typed(s.start, s.end, ch)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -448,3 +449,49 @@ def test_arguments_going_in_after_a_one_a_line_argument_get_a_line_each():
     after = before.replace("def f(a)", "def f(a, b, c)")
     assert [s.mechanical for s in affected_spans(before, after)] == [
         ("\n    1,\n    b,\n    c,\n",), ("\n    1,\n    b,\n    c\n",)]
+
+
+def _followed(before: str, old: str, new: str) -> str:
+    """``before`` with ``old`` edited to ``new`` once, then every span's mechanical pick."""
+    after = before.replace(old, new, 1)
+    out, pos = [], 0
+    for s in affected_spans(before, after):
+        if s.mechanical:
+            out += [after[pos:s.start], s.mechanical[0]]
+            pos = s.end
+    return "".join(out) + after[pos:]
+
+
+@pytest.mark.parametrize(("before", "old", "new", "want"), [
+    # x += 1 reads the x it rebinds: one variable
+    ("def f():\n    x = 1\n    x += 1\n    return x\n", "x = 1", "y = 1",
+     "def f():\n    y = 1\n    y += 1\n    return y\n"),
+    # a keyword goes with the function the call reaches, not any of that name
+    ("class A:\n    def run(self, n):\n        return n\n\n\nclass B:\n    def run(self, n):\n"
+     "        return n\n\n\nB().run(n=2)\nA().run(n=3)\n", "def run(self, n):\n        return n",
+     "def run(self, count):\n        return n",
+     "class A:\n    def run(self, count):\n        return count\n\n\nclass B:\n"
+     "    def run(self, n):\n        return n\n\n\nB().run(n=2)\nA().run(count=3)\n"),
+    ("def f(a):\n    return a\n\n\ndef g(f):\n    return f(a=1)\n", "def f(a)", "def f(x)",
+     "def f(x):\n    return x\n\n\ndef g(f):\n    return f(a=1)\n"),
+    ("def f(**kw):\n    return f(kw=1)\n", "**kw", "**opts",
+     "def f(**opts):\n    return f(kw=1)\n"),
+    # what an import binds is none of the file's classes
+    ("import os\n\n\nclass A:\n    def __init__(self):\n        self.path = 1\n\n"
+     "    def go(self):\n        return os.path.join(self.path)\n", "self.path = 1",
+     "self.root = 1", "import os\n\n\nclass A:\n    def __init__(self):\n        self.root = 1\n\n"
+     "    def go(self):\n        return os.path.join(self.root)\n"),
+    # a call by a name that is another binding (a parameter f) calls another function
+    ("def f(a, b):\n    return a\n\n\ndef g(f):\n    return f(1, 2)\n\n\nf(3, 4)\n",
+     "def f(a, b)", "def f(a)",
+     "def f(a):\n    return a\n\n\ndef g(f):\n    return f(1, 2)\n\n\nf(3)\n"),
+    # the same names in another order are no rename: keywords keep their values
+    ("def f(a, b):\n    return a - b\n\n\nf(a=1, b=2)\n", "f(a, b)", "f(b, a)",
+     "def f(b, a):\n    return a - b\n\n\nf(a=1, b=2)\n"),
+    # a call in another's arguments: one update, not two that clash
+    ("def f(a, b):\n    return a\n\n\nf(f(1, 2), 3)\n", "f(a, b)", "f(a)",
+     "def f(a):\n    return a\n\n\nf(f(1, 2))\n"),
+], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
+        "call-via-parameter", "reorder", "nested-call"])
+def test_follow_ups_keep_what_the_program_means(before, old, new, want):
+    assert _followed(before, old, new) == want
