@@ -28,6 +28,7 @@ from remask.infill.engine import Engine, load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
 
+from . import checks
 from .humaneval import DEFAULT_DATA, SPLITS, Task, load_tasks, subset
 from .report import report
 from .sandbox import SandboxConfig, network_isolation, run_program
@@ -116,8 +117,8 @@ def tasks_from_args(args: argparse.Namespace) -> list[Task]:
     """Load the chosen tasks; ValueError with one line on bad input."""
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be at least 1")
-    if args.threads < 1 or args.timeout <= 0:
-        raise ValueError("--threads must be >= 1 and --timeout > 0")
+    checks.threads(args.threads)
+    checks.positive("--timeout", args.timeout)
     return subset(load_tasks(args.split, args.data), args.limit)
 
 

@@ -35,6 +35,7 @@ from remask.infill.sampler import StepTrace
 from remask.infill.train import DEFAULT_HOME
 from remask.lsp.settings import Settings
 
+from . import checks
 from .humaneval import DEFAULT_DATA, Task, load_tasks, subset
 from .infill import edit_similarity, is_exact, judge_all, progress
 from .lines import cut_tasks, heldout_files
@@ -147,8 +148,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.limit is not None and args.limit < 1:
             raise ValueError("--limit must be at least 1")
-        if args.timeout <= 0:
-            raise ValueError("--timeout must be > 0")
+        checks.positive("--timeout", args.timeout)
         tasks = cut_tasks(heldout_files(args.corpus), args.limit or 600) if args.held_out \
             else subset(load_tasks("single-line", args.data), args.limit)
         engine = load_engine(args.model, precision=args.precision)

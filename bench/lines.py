@@ -41,6 +41,7 @@ from remask.infill.engine import load_engine
 from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.train import DEFAULT_HOME
 
+from . import checks
 from .edit_cases import REAL, real_cases
 from .humaneval import Task
 from .infill import generate_all, summarize, task_sampler
@@ -276,6 +277,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.limit < 1 or args.threads < 1 or args.samples < 0:
             raise ValueError("--limit and --threads must be at least 1, --samples at least 0")
+        checks.threads(args.threads)
         files = real_edits_files() if args.real_edits else heldout_files(args.corpus)
         tasks = cut_tasks(files, args.limit, kind=args.kind)
         engine = load_engine(args.model, precision=args.precision)

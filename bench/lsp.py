@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import math
 import os
 import random
 import statistics
@@ -64,8 +65,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     lo, hi = args.cps
-    if not 0 < lo <= hi or args.lines < 1 or args.pause < 0:
-        print("remask bench lsp: need 0 < MIN <= MAX cps, --lines >= 1, --pause >= 0",
+    # nan slips past every bound, and inf cps or pause types nothing or waits forever
+    if not (0 < lo <= hi and math.isfinite(hi) and args.lines >= 1
+            and math.isfinite(args.pause) and args.pause >= 0):
+        print("remask bench lsp: need finite 0 < MIN <= MAX cps, --lines >= 1, finite "
+              "--pause >= 0",
               file=sys.stderr)
         return 2
     paths = args.files or [Path(sysconfig.get_paths()["stdlib"]) / f for f in STDLIB_FILES]

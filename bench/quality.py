@@ -32,6 +32,7 @@ from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
 from remask.infill.train import DEFAULT_HOME, TrainConfig, evaluate, heldout_batches
 
+from . import checks
 from .humaneval import DEFAULT_DATA, Task, load_tasks, subset
 from .infill import TaskResult, generate_all, judge_all, summarize, task_sampler, threshold_arg
 from .report import report
@@ -92,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.limit is not None and args.limit < 1:
             raise ValueError("--limit must be at least 1")
-        if args.threads < 1 or args.timeout <= 0:
-            raise ValueError("--threads must be >= 1 and --timeout > 0")
+        checks.threads(args.threads)
+        checks.positive("--timeout", args.timeout)
         if args.steps < 1:
             raise ValueError("--steps must be at least 1")
         if args.record is not None:

@@ -42,21 +42,53 @@ def environment() -> dict[str, Any]:
             "time": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
+class ReportWriteError(Exception):
+    """The JSON could not be written; the message is one line naming the path and why."""
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename).
+
+    NaN and infinities become ``null``: Python writes them as ``NaN`` / ``Infinity``, which
+    no strict JSON reader (``jq``, JavaScript, Go) accepts, so one diverged figure would
+    make the whole file unreadable. An ``OSError`` (a directory there, a full disk, no
+    permission) becomes :class:`ReportWriteError`.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise ReportWriteError(f"{path}: not written ({e.strerror or e})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, default=str)
+            json.dump(_finite(data), f, indent=2, default=str, allow_nan=False)
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise ReportWriteError(f"{path}: not written ({e.strerror or e})") from None
         raise
+
+
+def _finite(value: Any, _path: tuple[int, ...] = ()) -> Any:
+    """``value`` with every non-finite float replaced by None (containers copied).
+
+    ValueError on a container that holds itself, as ``json.dump`` would raise.
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict | list | tuple):
+        if id(value) in _path:
+            raise ValueError("Circular reference detected")
+        inner = (*_path, id(value))
+        if isinstance(value, dict):
+            return {k: _finite(v, inner) for k, v in value.items()}
+        return [_finite(v, inner) for v in value]
+    return value
 
 
 def report(rows: list[dict[str, Any]], columns: list[str], title: str,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import random
 import re
 import sys
@@ -77,9 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if (args.changes < 1 or args.seconds <= 0 or args.inline_every < 1 or args.action_every < 1
-            or args.renames < 0):
-        print("remask bench stress: need --changes >= 1, --seconds > 0, --*-every >= 1, "
+    if (args.changes < 1 or not (math.isfinite(args.seconds) and args.seconds > 0)
+            or args.inline_every < 1 or args.action_every < 1 or args.renames < 0):
+        print("remask bench stress: need --changes >= 1, finite --seconds > 0, --*-every >= 1, "
               "--renames >= 0", file=sys.stderr)
         return 2
     text = (Path(sysconfig.get_paths()["stdlib"]) / SOURCE).read_text(encoding="utf-8")

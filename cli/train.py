@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from remask.infill.data import DataConfig
 from remask.infill.grow import grown_config
-from remask.infill.model import ModelConfig, load_config
+from remask.infill.model import ModelConfig, load_config, load_model
 from remask.infill.precision import PRECISIONS
 from remask.infill.train import DEFAULT_HOME, TrainConfig, export, train
 
@@ -79,19 +82,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.plot}")
         return 0
     run_dir = Path(args.name) if "/" in str(args.name) else args.home / "runs" / args.name
+    old = run_dir.with_name(run_dir.name + ".old")
+    if not run_dir.exists() and (old / "state.json").is_file():  # killed between two renames
+        print(f"remask train: {run_dir} was cut short while saving; its last checkpoint is "
+              f"{old}: move it back to {run_dir} to go on", file=sys.stderr)
+        return 2
     if args.export:
         if not (run_dir / "state.json").exists():
             print(f"remask train: no run at {run_dir}", file=sys.stderr)
             return 2
+        bad = _unusable_run(run_dir)
+        if bad:
+            print(f"remask train: {bad}", file=sys.stderr)
+            return 2
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                 cwd=Path(__file__).parent).stdout.strip()
-        info = export(run_dir, args.export, " ".join(["remask", *sys.argv[1:]]), commit)
+        try:
+            info = export(run_dir, args.export, " ".join(["remask", *sys.argv[1:]]), commit,
+                          args.home)
+        except ValueError as e:
+            print(f"remask train: {e}", file=sys.stderr)
+            return 2
         print(f"exported {info['tokens_total'] / 1e6:.1f}M tokens of training to {args.export}")
         return 0
     if (run_dir / "state.json").exists() and not args.resume:
         print(f"remask train: {run_dir} exists; pass --resume to continue it", file=sys.stderr)
         return 2
-    bad = _bad_number(args)
+    bad = _bad_number(args) or ((run_dir / "state.json").exists() and _unusable_run(run_dir))
     if bad:
         print(f"remask train: {bad}", file=sys.stderr)
         return 2
@@ -107,6 +124,12 @@ def run(args: argparse.Namespace) -> int:
     if args.init is not None and not (args.init / "config.json").exists():
         print(f"remask train: --init {args.init}: no model there", file=sys.stderr)
         return 2
+    if args.init is not None:
+        try:  # a broken one fails now, not after the corpus is built
+            load_model(args.init)
+        except ValueError as e:
+            print(f"remask train: --init {args.init}: not a usable model ({e})", file=sys.stderr)
+            return 2
     d_model = args.d_model or ModelConfig.d_model
     try:
         grow_to = _grow_to(args, run_dir)
@@ -151,13 +174,44 @@ def _bad_number(args: argparse.Namespace) -> str | None:
 
     for name, least in _MINIMUM.items():
         value = getattr(args, name)
-        if value is not None and value < least:
+        if value is not None and not value >= least:  # nan is no number of anything
             return f"{flag(name)} must be at least {least}, got {value}"
+    for name in ("max_tokens", "max_minutes", "lr"):  # inf: int() raises, lr inf trains NaN
+        if not math.isfinite(getattr(args, name)):
+            return f"{flag(name)} must be a finite number, got {getattr(args, name)}"
+    cpus = os.cpu_count() or 1
+    if args.threads > cpus:  # far more crash in OpenMP (SIGSEGV); any more only wait
+        return f"--threads must be at most {cpus} (this machine's CPUs), got {args.threads}"
     for name in _FRACTIONS:
         if not 0.0 <= getattr(args, name) <= 1.0:
             return f"{flag(name)} must be in [0, 1], got {getattr(args, name)}"
     if not args.lr > 0:
         return f"--lr must be positive, got {args.lr}"
+    return None
+
+
+# What a checkpoint :func:`remask.infill.train._save_state` writes holds; resume and export
+# read them all, so a run missing one (copied by hand, a full disk) is refused up front.
+_RUN_FILES = ("state.json", "config.json", "model.safetensors", "ema.safetensors",
+              "optim.safetensors", "tokenizer.json")
+
+
+def _unusable_run(run_dir: Path) -> str | None:
+    """Why the run in ``run_dir`` cannot be resumed or exported, as one line; None if it can.
+
+    Found here it is one line and exit 2, not a traceback once the corpus and model are loaded.
+    """
+    missing = [n for n in _RUN_FILES if not (run_dir / n).is_file()]
+    if missing:
+        return f"{run_dir}: not a usable run (missing {', '.join(missing)})"
+    try:
+        state = json.loads((run_dir / "state.json").read_text())
+        if not isinstance(state, dict) or not {"step", "tokens", "tokens_before",
+                                               "curve"} <= state.keys():
+            raise ValueError("state.json is not a run's state")
+        load_model(run_dir)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        return f"{run_dir}: not a usable run ({e})"
     return None
 
 

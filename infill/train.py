@@ -366,8 +366,17 @@ def _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info) -> None
     log(f"step {state['step']}  {info}  held-out middle CE {metrics['middle_ce']:.3f}")
 
 
-def export(run: Path, out: Path, command: str, commit: str) -> dict:
-    """Write the EMA weights as a small fp16 bundle with its tokenizer and provenance."""
+def export(run: Path, out: Path, command: str, commit: str, home: Path = DEFAULT_HOME) -> dict:
+    """Write the EMA weights as a small fp16 bundle with its tokenizer and provenance.
+
+    ``out`` is replaced whole, so it must be new, empty or an earlier bundle; anything else (a
+    project, the run itself, ``~``) is a ValueError, left as it was.
+    """
+    if out.exists() and not (out.is_dir() and (not any(out.iterdir()) or (
+            (out / "config.json").is_file() and (out / "model.safetensors").is_file()
+            and not (out / "state.json").exists()))):
+        raise ValueError(f"--export {out}: exists and is not a model bundle; name a new "
+                         "directory (it is replaced whole)")
     state = json.loads((run / "state.json").read_text())
     model = Transformer(ModelConfig(**json.loads((run / "config.json").read_text())))
     model.load_state_dict(load_file(str(run / "ema.safetensors")))
@@ -375,7 +384,7 @@ def export(run: Path, out: Path, command: str, commit: str) -> dict:
     shutil.rmtree(tmp, ignore_errors=True)
     save_model(model, tmp, torch.float16)
     shutil.copy(run / "tokenizer.json", tmp / "tokenizer.json")
-    manifest = DEFAULT_HOME / "corpus" / "manifest.json"
+    manifest = home / "corpus" / "manifest.json"
     if manifest.exists():
         shutil.copy(manifest, tmp / "corpus-manifest.json")
     info = {"tokens_total": state["tokens_before"] + state["tokens"],
