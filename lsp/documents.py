@@ -67,6 +67,7 @@ class DocState:
         self.uri, self.path = uri, path
         self.version = version  # latest version received; -1 once closed
         self.text = text  # the latest text, which a whole-document change is compared with
+        self.incremental = False  # the client has sent a ranged change: it syncs by ranges
         # "before" for the next edit; None after an unusable buffer (binary, huge)
         self.settled: str | None = text
         self.cursor: int | None = None  # str offset after the latest change

@@ -181,11 +181,14 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
         state.cursor = convert.change_cursor(convert.Locator(text, ls.encoding), changes[-1],
                                              state.text)
     state.text = text
+    whole = any(isinstance(c, types.TextDocumentContentChangeWholeDocument) for c in changes)
+    state.incremental = state.incremental or not whole
     a = state.analysis
-    if a is not None and any(p.text == text for p in a.proposals):
-        # A proposal taken: nothing the user typed to propagate, and the next edit is diffed
-        # from here, not across both. A whole-document change is an edit like any other
-        # (some clients send nothing else), diffed against the settled text.
+    if whole and state.incremental or a is not None and any(p.text == text for p in a.proposals):
+        # A proposal taken, or a client that sends edits as ranges replacing the buffer
+        # wholesale (a reload, a revert): nothing the user typed to propagate, and the next
+        # edit is diffed from here, not across both. From a client that sends nothing but
+        # whole documents, that is an edit like any other, diffed against the settled text.
         state.settle(text)
     ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)
 
