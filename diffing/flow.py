@@ -5,12 +5,13 @@ rebinds the parameter, and renaming the parameter must rename the ``cls`` after 
 the loop variable; an ``except E as e`` in a function with a parameter ``e`` is another
 variable in all but scope. Reaching definitions answer it: a use belongs to every binding that
 may reach it, and bindings that reach a common use form one *web*. This is a small
-flow-sensitive pass over statements (branches joined, loops iterated to a fixed point,
-``break``/``return`` approximated by fall-through, which only merges webs, never splits
-wrongly). Model-free; the positions match :mod:`.scopes`. The same pass says which reads no
-binding reaches at all (:func:`reads_before_binding`), which is how a candidate fill that
-reads a local before the code binds it gets ranked behind one that does not
-(:mod:`.deadcode` reads the same parse for code that is never run or does nothing).
+flow-sensitive pass over statements (branches joined, loops iterated to a fixed point, a
+``break`` also joined past its loop's ``else``, a ``finally`` entered from anywhere in its
+``try``, ``return`` and the rest approximated by fall-through, which only merges webs).
+Model-free; the positions match :mod:`.scopes`. The same pass says which reads no binding
+reaches at all (:func:`reads_before_binding`), which is how a candidate fill that reads a local
+before the code binds it gets ranked behind one that does not (:mod:`.deadcode` reads the same
+parse for code that is never run or does nothing).
 """
 
 from __future__ import annotations
@@ -175,6 +176,7 @@ class _Body:
         self.names: dict[int, str] = {}  # occurrence offset -> its name
         self.bound: set[str] = set()  # names this body binds
         self.unreached: set[int] = set()  # reads no binding reached (at their last visit)
+        self.breaks: list[list[State]] = []  # per loop being walked: the states at its breaks
 
     # union-find over def ids -----------------------------------------------------------------
     def find(self, d: int) -> int:
@@ -245,6 +247,8 @@ class _Body:
             return self.definition(s, state)
         if isinstance(s, ast.Match | ast.Global | ast.Nonlocal):
             raise _Unanalyzable
+        if isinstance(s, ast.Break) and self.breaks:  # it leaves the loop past its else
+            self.breaks[-1].append(dict(state))
         return self.simple(s, state)
 
     def simple(self, s: ast.stmt, state: State) -> State:
@@ -305,18 +309,26 @@ class _Body:
             self.expr(s.test, state)
             return _join(self.block(s.body, dict(state)), self.block(s.orelse, dict(state)))
         entry = dict(state)
+        self.breaks.append([])
         for _ in range(2):  # the test sees the state after a pass through the body
             self.expr(s.test, entry)
             entry = _join(entry, self.block(s.body, dict(entry)))
-        return self.block(s.orelse, entry)
+        return self._exit(self.block(s.orelse, entry))
 
     def loop(self, s: ast.For | ast.AsyncFor, state: State) -> State:
         entry = dict(state)
+        self.breaks.append([])
         for _ in range(2):
             inner = dict(entry)
             self.target(s.target, inner)
             entry = _join(entry, self.block(s.body, inner))
-        return self.block(s.orelse, entry)
+        return self._exit(self.block(s.orelse, entry))
+
+    def _exit(self, after_else: State) -> State:
+        """What follows a loop: its ``else`` run to the end, or any of its ``break`` s."""
+        for state in self.breaks.pop():
+            after_else = _join(after_else, state)
+        return after_else
 
     def try_(self, s: ast.Try, state: State) -> State:
         after_body = self.block(s.body, dict(state))
@@ -335,7 +347,8 @@ class _Body:
         out = results[0]
         for r in results[1:]:
             out = _join(out, r)
-        return self.block(s.finalbody, out)
+        # ``finally`` also runs when the body raises part way: what it held before, too
+        return self.block(s.finalbody, _join(out, anywhere) if s.finalbody else out)
 
     # expressions -----------------------------------------------------------------------------
     def target(self, t: ast.expr, state: State) -> None:

@@ -491,7 +491,16 @@ def _followed(before: str, old: str, new: str) -> str:
     # a call in another's arguments: one update, not two that clash
     ("def f(a, b):\n    return a\n\n\nf(f(1, 2), 3)\n", "f(a, b)", "f(a)",
      "def f(a):\n    return a\n\n\nf(f(1, 2))\n"),
+    # a break leaves past the loop's else: the x it saw is the one read after the loop
+    ("def f(xs):\n    for v in xs:\n        if v:\n            x = v\n            break\n"
+     "    else:\n        x = None\n    return x\n", "x = v", "y = v",
+     "def f(xs):\n    for v in xs:\n        if v:\n            y = v\n            break\n"
+     "    else:\n        y = None\n    return y\n"),
+    # finally runs when the body raises part way, with the x bound before the try
+    ("def f():\n    x = 1\n    try:\n        x = g()\n    finally:\n        print(x)\n",
+     "x = g()", "y = g()",
+     "def f():\n    y = 1\n    try:\n        y = g()\n    finally:\n        print(y)\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
-        "call-via-parameter", "reorder", "nested-call"])
+        "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
