@@ -35,7 +35,7 @@ class Occurrence:
     end: int
     name: str
     binding: bool
-    kind: str  # def, class, parameter, assignment, for-target, attribute, import, as-target, ...
+    kind: str  # def, class, parameter, assignment, for-target, attribute, import, capture, ...
     key: tuple
     owner: int | None = None  # an attribute's or a method parameter's class (scope id), or
     # NOT_OURS for an attribute of what an import binds; None where unknown
@@ -415,6 +415,24 @@ class _Collector(ast.NodeVisitor):
             scope = scope.parent
         t = node.target
         self.add(t.id, self.offset(t.lineno, t.col_offset), True, "assignment", scope)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        """``case [x]``, ``case str() as s``: a capture binds its name where the match is."""
+        if node.pattern is not None:
+            self.visit(node.pattern)
+            if node.name:
+                self.add_after(r"\bas\s+({})\b", node.name, node, True, "capture")
+        elif node.name:
+            self.add(node.name, self.offset(node.lineno, node.col_offset), True, "capture")
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name:
+            self.add_after(r"\*\s*({})\b", node.name, node, True, "capture")
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        self.generic_visit(node)
+        if node.rest:
+            self.add_after(r"\*\*\s*({})\b", node.rest, node, True, "capture")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.visit(node.value)

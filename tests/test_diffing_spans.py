@@ -500,7 +500,16 @@ def _followed(before: str, old: str, new: str) -> str:
     ("def f():\n    x = 1\n    try:\n        x = g()\n    finally:\n        print(x)\n",
      "x = g()", "y = g()",
      "def f():\n    y = 1\n    try:\n        y = g()\n    finally:\n        print(y)\n"),
+    # a match capture binds its name: a module-level one of that name is another variable
+    ("action = 1\n\n\ndef f(cmd):\n    match cmd:\n        case [action]:\n"
+     "            return action\n\n\nprint(action)\n", "action = 1", "verb = 1",
+     "verb = 1\n\n\ndef f(cmd):\n    match cmd:\n        case [action]:\n"
+     "            return action\n\n\nprint(verb)\n"),
+    ("def f(cmd):\n    match cmd:\n        case str() as s:\n            return s\n",
+     "as s:", "as text:",
+     "def f(cmd):\n    match cmd:\n        case str() as text:\n            return text\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
-        "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally"])
+        "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
+        "match-capture-shadows", "match-as"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
