@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 
 from remask.infill.data import DataConfig
+from remask.infill.export import export
 from remask.infill.grow import grown_config
 from remask.infill.model import ModelConfig, load_config, load_model
 from remask.infill.precision import PRECISIONS
-from remask.infill.train import DEFAULT_HOME, TrainConfig, export, train
+from remask.infill.train import DEFAULT_HOME, Diverged, TrainConfig, train
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -152,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
     _init_distributed()
     try:
         state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)
+    except Diverged as e:
+        print(f"remask train: {e}", file=sys.stderr)
+        return 1
     finally:
         _leave_distributed()
     print(f"{run_dir}: step {state['step']}, {state['tokens'] / 1e6:.2f}M tokens this run")

@@ -346,14 +346,29 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
             info = f"loss {np.mean([w[0] for w in window]):.3f}  lr {lr:.1e}  {tps:,.0f} tok/s  " \
                    f"{(state['tokens_before'] + state['tokens']) / 1e6:.2f}M tokens"
             progress.update(task, completed=state["tokens"], info=info)
-            if rank == 0 and state["step"] % cfg.eval_every == 0:
-                _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info)
+            if state["step"] % cfg.eval_every == 0:
+                if not (_finite(model) and _finite(ema)):  # every rank the same: all stop
+                    break
+                if rank == 0:
+                    _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info)
                 saved_at = state["step"]
-    if rank == 0 and state["step"] > saved_at:
-        _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, "final")
     for s, h in old_handlers.items():
         signal.signal(s, h)
+    if not (_finite(model) and _finite(ema)):
+        raise Diverged(f"step {state['step']}: the weights are no longer finite (the loss "
+                       f"diverged); the checkpoint of step {saved_at} is kept")
+    if rank == 0 and state["step"] > saved_at:
+        _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, "final")
     return state
+
+
+class Diverged(RuntimeError):
+    """Training blew up: nothing non-finite was saved over the last good checkpoint."""
+
+
+def _finite(model: torch.nn.Module) -> bool:
+    """Whether every weight is a number: a diverged run's checkpoint would overwrite a good one."""
+    return all(bool(torch.isfinite(p).all()) for p in model.parameters())
 
 
 def _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info) -> None:
@@ -364,41 +379,6 @@ def _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info) -> None
     state["rng"] = [rng.bit_generator.state]
     _save_state(run, model, ema, opt, state)
     log(f"step {state['step']}  {info}  held-out middle CE {metrics['middle_ce']:.3f}")
-
-
-def export(run: Path, out: Path, command: str, commit: str, home: Path = DEFAULT_HOME) -> dict:
-    """Write the EMA weights as a small fp16 bundle with its tokenizer and provenance.
-
-    ``out`` is replaced whole, so it must be new, empty or an earlier bundle; anything else (a
-    project, the run itself, ``~``) is a ValueError, left as it was.
-    """
-    if out.exists() and not (out.is_dir() and (not any(out.iterdir()) or (
-            (out / "config.json").is_file() and (out / "model.safetensors").is_file()
-            and not (out / "state.json").exists()))):
-        raise ValueError(f"--export {out}: exists and is not a model bundle; name a new "
-                         "directory (it is replaced whole)")
-    state = json.loads((run / "state.json").read_text())
-    model = Transformer(ModelConfig(**json.loads((run / "config.json").read_text())))
-    model.load_state_dict(load_file(str(run / "ema.safetensors")))
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    save_model(model, tmp, torch.float16)
-    shutil.copy(run / "tokenizer.json", tmp / "tokenizer.json")
-    manifest = home / "corpus" / "manifest.json"
-    if manifest.exists():
-        shutil.copy(manifest, tmp / "corpus-manifest.json")
-    info = {"tokens_total": state["tokens_before"] + state["tokens"],
-            "tokens_this_run": state["tokens"], "steps": state["step"],
-            "train_seconds": round(state["seconds"]), "curve": state["curve"],
-            "config": state["config"], "init": state.get("init"),
-            "train_commands": state.get("commands", []), "command": command, "commit": commit,
-            "heldout": state.get("heldout"), "heldout_changes": state.get("heldout_changes", []),
-            "shape_changes": state.get("shape_changes", [])}
-    (tmp / "training.json").write_text(json.dumps(info, indent=1) + "\n")
-    if out.exists():
-        shutil.rmtree(out)
-    tmp.rename(out)
-    return info
 
 
 def _attention(cfg: TrainConfig) -> str:

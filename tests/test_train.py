@@ -276,3 +276,17 @@ def test_remask_train_grows_its_init_and_resumes_at_the_grown_shape(home, tmp_pa
     assert "can only grow" in capsys.readouterr().err
     assert main([*args, "--name", "g3", "--d-model", "48", "--n-head", "2"]) == 2
     assert "3 heads" in capsys.readouterr().err
+
+
+def test_a_run_that_diverges_keeps_its_last_good_checkpoint(home, capsys):
+    """A loss gone to nan went on being saved: the next checkpoint overwrote the good one."""
+    from safetensors.torch import load_file
+
+    assert _train(home, "nan1", "--max-tokens", "1000") == 0
+    run = home / "runs" / "nan1"
+    good = load_file(str(run / "model.safetensors"))
+    capsys.readouterr()
+    assert _train(home, "nan1", "--resume", "--lr", "1e30", "--max-tokens", "3000") == 1
+    assert "no longer finite" in capsys.readouterr().err
+    kept = load_file(str(run / "model.safetensors"))
+    assert all(torch.equal(good[k], kept[k]) for k in good)
