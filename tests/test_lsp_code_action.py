@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsp_support import (
     URI,
     adds_no_syntax_error,
     apply,
     change,
-    config,
     diagnostics_for,
-    initialize,
     open_doc,
     pos,
 )
@@ -19,13 +16,6 @@ from lsprotocol import types
 
 BEFORE = "def total(xs):\n    return sum(xs)\n\n\nprint(total([1, 2]))\nn = total([])\n"
 AFTER = BEFORE.replace("def total", "def amount")
-
-
-@pytest_lsp.fixture(config=config(), scope="module")
-async def client(lsp_client: pytest_lsp.LanguageClient):
-    await initialize(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def actions(client, line: int, uri: str = URI) -> list[types.CodeAction]:

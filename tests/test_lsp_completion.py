@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsp_support import (
     URI,
     apply,
     change,
-    config,
     diagnostics_for,
-    initialize,
     open_doc,
     pos,
     wait_for,
@@ -21,13 +18,6 @@ from remask.diffing.canvas import HOLE_SAMPLES
 
 # a marker in a comment is prose (no hint), but filled when completion is asked for right there
 TEXT = "def area(w, h):\n    # TODO: ???\n    return ???\n"
-
-
-@pytest_lsp.fixture(config=config(), scope="module")
-async def client(lsp_client: pytest_lsp.LanguageClient):
-    await initialize(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -4,20 +4,12 @@ server stays up through both."""
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
-from lsp_support import URI, config, diagnostics_for, initialize, open_doc, pos, server_stats
+from lsp_support import URI, diagnostics_for, open_doc, pos, server_stats
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import JsonRPCRequestMessage
 
 UNKNOWN = "file:///tmp/remask-lsp-test/never-opened.py"
-
-
-@pytest_lsp.fixture(config=config(), scope="module")
-async def client(lsp_client: pytest_lsp.LanguageClient):
-    await initialize(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def raw_request(client, method: str, params: object, msg_id: str):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-import pytest_lsp
-from lsp_support import config, diagnostics_for, initialize, pos
+from lsp_support import diagnostics_for, pos
 from lsprotocol import types
 
 from remask.lsp.documents import is_python
@@ -20,13 +19,6 @@ def open_as(client, name: str, language_id: str) -> str:
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=TEXT)))
     return uri
-
-
-@pytest_lsp.fixture(config=config(), scope="module")
-async def client(lsp_client: pytest_lsp.LanguageClient):
-    await initialize(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -9,8 +9,7 @@ as kak-lsp send nothing else), so it gets the same follow-up proposals.
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
-from lsp_support import change, config, diagnostics_for, initialize, open_doc, pos
+from lsp_support import change, diagnostics_for, open_doc, pos
 from lsprotocol import types
 
 # every character str.splitlines breaks at that LSP does not
@@ -24,13 +23,6 @@ def uri(name: str) -> str:
 
 def holes(diags: list[types.Diagnostic]) -> list[types.Range]:
     return [d.range for d in diags if d.code == "hole"]
-
-
-@pytest_lsp.fixture(config=config(), scope="module")
-async def client(lsp_client: pytest_lsp.LanguageClient):
-    await initialize(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -11,15 +11,12 @@ JSON get a JSON-RPC parse error and the next request is still answered.
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsp_support import (
     RawClient,
     adds_no_syntax_error,
     apply,
-    config,
     diagnostics_for,
     frame,
-    initialize,
     server_stats,
     wait_for,
 )
@@ -53,13 +50,6 @@ async def ask_everything(client, name: str, text: str):
         text_document=doc, position=end, context=types.InlineCompletionContext(
             types.InlineCompletionTriggerKind.Invoked)))
     return actions, inline
-
-
-@pytest_lsp.fixture(config=config(), scope="module")
-async def client(lsp_client: pytest_lsp.LanguageClient):
-    await initialize(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
 
 
 @pytest.mark.asyncio(loop_scope="module")
