@@ -6,13 +6,15 @@ are poor at saying *where* to repair. The user's edit is better: the statement i
 the user just typed, which stay fixed. Without a before text, Python's own compiler names the
 line. Mechanical repairs are the classic error-correcting-parser moves — close what is open,
 drop an unmatched closer, add a compound header's colon, indent a statement left outside its
-block, insert one missing punctuation mark — each checked by compiling; the Rewriter ranks them
-beside the model's candidates, smallest first.
+block, insert one missing punctuation mark (or a ``for`` header's ``in``), make a test's ``=``
+an ``==`` — each checked by compiling; the Rewriter ranks them beside the model's candidates,
+smallest first.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from .checks import python_error
@@ -23,6 +25,8 @@ _PAIRS = {"(": ")", "[": "]", "{": "}"}
 _COMPOUND = ("def", "class", "if", "elif", "else", "for", "while", "with", "try", "except",
              "finally", "async", "match", "case")
 _INSERTABLE = ")]}:,([{\"'"
+_LONE_EQUALS = re.compile(r"(?<![=<>!:+\-*/%&|^@])=(?!=)")
+_IN = re.compile(r"\bin\b")
 
 
 @dataclass(frozen=True)
@@ -116,11 +120,18 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
     for i in stray:
         out.append((unit.start + i, unit.start + i + 1, ""))
     out += [(unit.start, unit.start, more) for more in _deeper(text, unit.start)]
+    head = body.split(None, 1)[0] if body.strip() else ""
+    if head in ("if", "elif", "while", "assert"):  # ``if x = 1:`` meant a test, not a walrus
+        out += [(unit.start + m.start(), unit.start + m.end(), "==")
+                for m in _LONE_EQUALS.finditer(body)]
+    # ``for i range(3):``: the one keyword a header cannot do without
+    insertable = [*_INSERTABLE, "in "] if head in ("for", "async") and \
+        not _IN.search(body) else list(_INSERTABLE)
     anchor = (unit.anchor if unit.anchor is not None else unit.end) - unit.start
     for i in sorted(range(len(body) + 1), key=lambda i: (abs(i - anchor), -i)):
         if i not in (0, len(body)) and body[i - 1].isalnum() and body[i].isalnum():
             continue
-        for ch in _INSERTABLE:
+        for ch in insertable:
             out.append((unit.start + i, unit.start + i, ch))
     seen, uniq = set(), []
     for ed in out:

@@ -346,7 +346,9 @@ class Rewriter:
                     break
         res = self._model_repair(text, u, path, ok, cancel, on_step)
         prefix, suffix = text[:u.start], text[u.end:]
-        found += [_Choice(prefix + m + suffix, "model", 0.0) for m in res.candidates]
+        code = any(c.isalnum() for c in text[u.start:u.end])  # a statement, not a stray ")"
+        found += [_Choice(prefix + m + suffix, "model", 0.0) for m in res.candidates
+                  if m.strip() or not code]  # deleting the statement repairs nothing
         if not found and u.anchor is not None and not text[u.anchor:u.end].strip() \
                 and u.allows(u.end, u.end):
             res = self._completed(text, u, path, ok, cancel, on_step)

@@ -117,3 +117,18 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
     new = json.loads(out)["text"]
     assert new.startswith(f"def f(x, y):\n{line}") and len(new) > len(text)
     compile(new, "cut.py", "exec")
+
+
+@pytest.mark.parametrize(("text", "fixed"), [
+    # ":" made it a walrus, which parses: a test's "=" is a comparison
+    ("def f(x):\n    if x = 1:\n        return 0\n    return x\n",
+     "def f(x):\n    if x == 1:\n        return 0\n    return x\n"),
+    # the model deleted the header, which left an indented block: "repaired", and broken
+    ("for i range(3):\n    print(i)\n", "for i in range(3):\n    print(i)\n"),
+])
+def test_the_classic_typos_get_their_classic_repair(tmp_path, capsys, text, fixed):
+    path = tmp_path / "t.py"
+    path.write_text(text)
+    code, _, err = run(capsys, path, "--write")
+    assert code == 0, err
+    assert path.read_text() == fixed
