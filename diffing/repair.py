@@ -6,9 +6,9 @@ are poor at saying *where* to repair. The user's edit is better: the statement i
 the user just typed, which stay fixed. Without a before text, Python's own compiler names the
 line. Mechanical repairs are the classic error-correcting-parser moves — close what is open,
 drop an unmatched closer, add a compound header's colon, indent a statement left outside its
-block, insert one missing punctuation mark (or a ``for`` header's ``in``), make a test's ``=``
-an ``==`` — each checked by compiling; the Rewriter ranks them beside the model's candidates,
-smallest first.
+block, insert one missing punctuation mark (or a ``for`` header's ``in``) or drop one too many
+— each checked by compiling; the Rewriter ranks them beside the model's candidates, smallest
+first, after the fixes of the classic typos (``classic_repairs``), which go before any.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ _COMPOUND = ("def", "class", "if", "elif", "else", "for", "while", "with", "try"
 _INSERTABLE = ")]}:,([{\"'"
 _LONE_EQUALS = re.compile(r"(?<![=<>!:+\-*/%&|^@])=(?!=)")
 _IN = re.compile(r"\bin\b")
+_ELSE_IF = re.compile(r"\belse[ \t]+if\b")
+_PRINT = re.compile(r"[ \t]*print([ \t]+)(?![(=.\[,:)])([^\n]*?)[ \t]*$")
+_FIRST_NAME = re.compile(r"[ \t]*[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -121,24 +124,53 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
         out.append((unit.start + i, unit.start + i + 1, ""))
     out += [(unit.start, unit.start, more) for more in _deeper(text, unit.start)]
     head = body.split(None, 1)[0] if body.strip() else ""
-    if head in ("if", "elif", "while", "assert"):  # ``if x = 1:`` meant a test, not a walrus
-        out += [(unit.start + m.start(), unit.start + m.end(), "==")
-                for m in _LONE_EQUALS.finditer(body)]
     # ``for i range(3):``: the one keyword a header cannot do without
     insertable = [*_INSERTABLE, "in "] if head in ("for", "async") and \
         not _IN.search(body) else list(_INSERTABLE)
+    first = _FIRST_NAME.match(body)  # ``print: "x"`` parses (an annotation) but mends nothing
+    named = first.end() if first and not _is_header(body) else -1
     anchor = (unit.anchor if unit.anchor is not None else unit.end) - unit.start
     for i in sorted(range(len(body) + 1), key=lambda i: (abs(i - anchor), -i)):
+        if i < len(body) and body[i] in ",;":  # ``[1,, 2]``, ``x = 1;;``: one too many
+            out.append((unit.start + i, unit.start + i + 1, ""))
         if i not in (0, len(body)) and body[i - 1].isalnum() and body[i].isalnum():
             continue
         for ch in insertable:
-            out.append((unit.start + i, unit.start + i, ch))
+            if not (ch == ":" and named >= 0 and not body[named:i].strip() and i >= named):
+                out.append((unit.start + i, unit.start + i, ch))
     seen, uniq = set(), []
     for ed in out:
         if ed not in seen and unit.allows(ed[0], ed[1]):
             seen.add(ed)
             uniq.append(ed)
     return uniq[:budget]
+
+
+def classic_repairs(text: str, unit: Unit) -> list[tuple[int, int, str]]:
+    """The typos every Python programmer knows the fix of, as edits (start, end, new_text).
+
+    The caller takes the first that compiles before any smaller repair: each also parses
+    another way that means something else, and a smaller edit would win — ``if x = 1:``
+    takes a ``:`` as a walrus, ``else if y:`` loses its ``else`` to an indent, ``print "x"``
+    takes a ``,`` and becomes a tuple that prints nothing.
+    """
+    body = text[unit.start:unit.end]
+    head = body.split(None, 1)[0] if body.strip() else ""
+    return [(unit.start + a, unit.start + b, t) for a, b, t in _classic(body, head)
+            if unit.allows(unit.start + a, unit.start + b)]
+
+
+def _classic(body: str, head: str) -> list[tuple[int, int, str]]:
+    out = []
+    if head in ("if", "elif", "while", "assert"):
+        out += [(m.start(), m.end(), "==") for m in _LONE_EQUALS.finditer(body)]
+    out += [(m.start(), m.end(), "elif") for m in _ELSE_IF.finditer(body)]
+    if head == "def" and "(" not in body and ":" in body:  # ``def f:``
+        out.append((body.index(":"), body.index(":"), "()"))
+    m = _PRINT.match(body)  # Python 2's print statement
+    if m:
+        out.append((m.start(1), m.end(2), f"({m.group(2)})"))
+    return out
 
 
 def _deeper(text: str, at: int) -> list[str]:

@@ -31,7 +31,7 @@ from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
 from .proposal import Proposal, Span
-from .repair import Unit, mechanical_repairs, units_from_errors
+from .repair import Unit, classic_repairs, mechanical_repairs, units_from_errors
 from .spans import affected_spans, cursor_hole, marker_spans, repair_units
 from .syntax import Document, error_signature, new_errors, parse, placeholders
 from .verify import Checkout, by_rank_sum
@@ -337,6 +337,9 @@ class Rewriter:
             return not any(e.start < end and e.end > u.start
                            for e in parse(cand, path).errors()) and python_ok(cand, path, end)
 
+        for a, b, t in classic_repairs(text, u):  # a known typo: its fix, not a smaller one
+            if ok(cand := text[:a] + t + text[b:]):
+                return _Choice(cand, "mechanical", 0.0), {}
         found: list[_Choice] = []
         for a, b, t in mechanical_repairs(text, u):
             cand = text[:a] + t + text[b:]

@@ -125,6 +125,11 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
      "def f(x):\n    if x == 1:\n        return 0\n    return x\n"),
     # the model deleted the header, which left an indented block: "repaired", and broken
     ("for i range(3):\n    print(i)\n", "for i in range(3):\n    print(i)\n"),
+    # an indent took the place of "else" (another meaning); "," made a tuple that prints nothing
+    ("if x:\n    pass\nelse if y:\n    pass\n", "if x:\n    pass\nelif y:\n    pass\n"),
+    ('print "hello"\n', 'print("hello")\n'),
+    ("def f:\n    return 1\n", "def f():\n    return 1\n"),
+    ("xs = [1,, 2]\n", "xs = [1, 2]\n"),  # the model made up a value to go between
 ])
 def test_the_classic_typos_get_their_classic_repair(tmp_path, capsys, text, fixed):
     path = tmp_path / "t.py"
