@@ -152,12 +152,28 @@ def classic_repairs(text: str, unit: Unit) -> list[tuple[int, int, str]]:
     The caller takes the first that compiles before any smaller repair: each also parses
     another way that means something else, and a smaller edit would win — ``if x = 1:``
     takes a ``:`` as a walrus, ``else if y:`` loses its ``else`` to an indent, ``print "x"``
-    takes a ``,`` and becomes a tuple that prints nothing.
+    takes a ``,`` and becomes a tuple that prints nothing, a ``def`` left without a body
+    takes the next ``def`` into it as its body.
     """
     body = text[unit.start:unit.end]
     head = body.split(None, 1)[0] if body.strip() else ""
-    return [(unit.start + a, unit.start + b, t) for a, b, t in _classic(body, head)
-            if unit.allows(unit.start + a, unit.start + b)]
+    out = [(unit.start + a, unit.start + b, t) for a, b, t in _classic(body, head)
+           if unit.allows(unit.start + a, unit.start + b)]
+    line = text.rfind("\n", 0, unit.start) + 1
+    own, header_end = text[line:unit.start], len(text[:line].rstrip())
+    above = text[:header_end].rsplit("\n", 1)[-1]
+    if (head in ("def", "class", "async") or body.startswith("@")) and not own.strip() \
+            and above.endswith(":") and above[:len(above) - len(above.lstrip())] == own \
+            and (unit.frozen is None or not unit.frozen[0] < header_end < unit.frozen[1]):
+        # the header above has no block, and this def is no body of it: it was meant empty
+        # (``pass`` goes under the header, in the blank lines before the unit)
+        out.append((header_end, header_end, f"\n{own}{_step(own)}pass"))
+    return out
+
+
+def _step(own: str) -> str:
+    """One level of indentation as the code around writes it."""
+    return "\t" if "\t" in own else "    "
 
 
 def _classic(body: str, head: str) -> list[tuple[int, int, str]]:

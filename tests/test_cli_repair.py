@@ -130,6 +130,8 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
     ('print "hello"\n', 'print("hello")\n'),
     ("def f:\n    return 1\n", "def f():\n    return 1\n"),
     ("xs = [1,, 2]\n", "xs = [1, 2]\n"),  # the model made up a value to go between
+    # the next def was indented into the one left without a body
+    ("def f(x):\n\ndef g():\n    return 2\n", "def f(x):\n    pass\n\ndef g():\n    return 2\n"),
 ])
 def test_the_classic_typos_get_their_classic_repair(tmp_path, capsys, text, fixed):
     path = tmp_path / "t.py"
