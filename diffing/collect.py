@@ -33,6 +33,13 @@ class Scope:
     imported: set[str] = field(default_factory=set)  # names an import binds here
 
 
+@dataclass(frozen=True)
+class Super:
+    """What ``super()`` is in a method of class ``cls`` (a scope id): an object of a class above."""
+
+    cls: int
+
+
 @dataclass
 class Raw:
     """One occurrence as the walk meets it; :mod:`.scopes` resolves it once the file is read."""
@@ -44,7 +51,7 @@ class Raw:
     kind: str
     scope: Scope
     function: str = ""
-    owner: int | tuple[str, bool] | None = None  # a class's scope id, or (name, called)
+    owner: int | tuple[str, bool] | Super | None = None  # a class's id, or (name, called)
 
 
 class Collector(ast.NodeVisitor):
@@ -228,7 +235,7 @@ class Collector(ast.NodeVisitor):
         self.add(node.attr, start, binding, "attribute" if binding else "attribute-use",
                  owner=self._receiver_class(node.value))
 
-    def _receiver_class(self, value: ast.expr) -> int | tuple[str, bool] | None:
+    def _receiver_class(self, value: ast.expr) -> int | tuple[str, bool] | Super | None:
         """The class of ``value``: the class's id for a method's ``self`` / ``cls``.
 
         For another name, or a call of one (``A()``), the name and whether it is called,
@@ -236,6 +243,9 @@ class Collector(ast.NodeVisitor):
         classes and ``= C(…)`` bindings may come later); None for any other expression.
         """
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            if value.func.id == "super" and self.scope.parent is not None \
+                    and self.scope.parent.kind == "class":
+                return Super(self.scope.parent.id)  # ``super().m``: a class above this one's
             return value.func.id, True  # ``A().show``: an A, where A is one of the file's classes
         if not isinstance(value, ast.Name):
             return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from .collect import Collector, Raw, Scope
+from .collect import Collector, Raw, Scope, Super
 from .edits import parse_python
 from .flow import webs
 
@@ -34,8 +34,9 @@ class Occurrence:
     binding: bool
     kind: str  # def, class, parameter, assignment, for-target, attribute, import, capture, ...
     key: tuple
-    owner: int | None = None  # an attribute's or a method parameter's class (scope id), or
-    # NOT_OURS for an attribute of what an import binds; None where unknown
+    owner: int | Super | None = None  # an attribute's or a method parameter's class (scope
+    # id), NOT_OURS for an attribute of what an import binds, a class above one for
+    # ``super().x``; None where unknown
     calls: tuple = ()  # a parameter's: the callee keys of calls that may name it by keyword
 
 
@@ -107,6 +108,10 @@ class ScopeIndex:
         ``b.show()`` with ``b: B`` does not call ``A.show``.
         """
         ca, cb = self._class_of(a), self._class_of(b)
+        if isinstance(ca, Super) or isinstance(cb, Super):  # ``super().x``: only from above
+            up, other = (ca, cb) if isinstance(ca, Super) else (cb, ca)
+            return other is None or other != up.cls and other != NOT_OURS and \
+                not isinstance(other, Super) and up.cls in self._families.get(other, set())
         if NOT_OURS in (ca, cb):  # ``os.path`` is no ``self.path``
             return ca == cb
         return ca is None or cb is None or bool(self._families[ca] & self._families[cb])
@@ -114,7 +119,7 @@ class ScopeIndex:
     def _is_member(self, occ: Occurrence) -> bool:
         return occ.key[0] == "name" and occ.key[1] in self._class_ids
 
-    def _class_of(self, occ: Occurrence) -> int | None:
+    def _class_of(self, occ: Occurrence) -> int | Super | None:
         """The class a member or a ``self.`` attribute belongs to; None where unknown."""
         return occ.key[1] if self._is_member(occ) else occ.owner
 

@@ -462,6 +462,10 @@ def _followed(before: str, old: str, new: str) -> str:
     return "".join(out) + after[pos:]
 
 
+SUPER = ("class A:\n    def __init__(self, name):\n        self.name = name\n\n\n"
+         "class B(A):\n    def __init__(self, name):\n        super().__init__(name=name)\n")
+
+
 @pytest.mark.parametrize(("before", "old", "new", "want"), [
     # x += 1 reads the x it rebinds: one variable
     ("def f():\n    x = 1\n    x += 1\n    return x\n", "x = 1", "y = 1",
@@ -508,8 +512,18 @@ def _followed(before: str, old: str, new: str) -> str:
     ("def f(cmd):\n    match cmd:\n        case str() as s:\n            return s\n",
      "as s:", "as text:",
      "def f(cmd):\n    match cmd:\n        case str() as text:\n            return text\n"),
+    # super().__init__ in B calls A's: a rename in B leaves its keyword, one in A reaches it
+    (SUPER, "class B(A):\n    def __init__(self, name):\n        super().__init__(name=name)",
+     "class B(A):\n    def __init__(self, label):\n        super().__init__(name=name)",
+     SUPER.replace("def __init__(self, name):\n        super().__init__(name=name)",
+                   "def __init__(self, label):\n        super().__init__(name=label)")),
+    (SUPER, "    def __init__(self, name):\n        self.name = name",
+     "    def __init__(self, title):\n        self.name = name",
+     SUPER.replace("    def __init__(self, name):\n        self.name = name",
+                   "    def __init__(self, title):\n        self.name = title").replace(
+                       "super().__init__(name=name)", "super().__init__(title=name)")),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
-        "match-capture-shadows", "match-as"])
+        "match-capture-shadows", "match-as", "super-from-below", "super-from-above"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
