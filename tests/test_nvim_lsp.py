@@ -174,3 +174,16 @@ def test_configured_settings_reach_a_restarted_server(nvim):
         "candidates": 99}
     nvim.wait("return select(2, vim.api.nvim_exec2('messages', { output = true }).output"
               ":gsub(vim.pesc(...), '')) == 2", warning)
+
+
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_an_unnamed_buffer_gets_no_server(nvim):
+    """Neovim sends every unnamed buffer as ``file://``: two scratch buffers were one document."""
+    nvim.attached()
+    scratch = nvim.lua("vim.cmd('enew') vim.bo.filetype = 'python' "
+                       "vim.api.nvim_buf_set_lines(0, 0, -1, true, { 'x = ???' }) "
+                       "return vim.api.nvim_get_current_buf()")
+    nvim.lua("vim.cmd('edit other.py')")  # a named one opened after it attaches: the control
+    nvim.wait("return #vim.lsp.get_clients({ bufnr = 0, name = 'remask' }) == 1")
+    assert nvim.lua("return #vim.lsp.get_clients({ bufnr = ..., name = 'remask' })",
+                    scratch) == 0

@@ -158,7 +158,14 @@ function M.setup(opts)
   vim.lsp.config(NAME, {
     cmd = opts.cmd,
     filetypes = opts.filetypes,
-    root_markers = opts.root_markers,
+    -- a buffer with no name has no file: Neovim would send every one as file://, where two
+    -- scratch buffers would be one document to the server
+    root_dir = function(bufnr, on_dir)
+      local name = vim.api.nvim_buf_get_name(bufnr)
+      if name ~= "" then
+        on_dir(vim.fs.root(bufnr, opts.root_markers) or vim.fs.dirname(name))
+      end
+    end,
     -- always set: a second setup() with live = false must replace the first one's handler
     handlers = { ["remask/denoiseStep"] = opts.live and on_denoise_step or function() end },
     on_attach = function(client, bufnr)
