@@ -59,6 +59,8 @@ class ScopeIndex:
         self._class_ids = set(collector.classes)
         self._methods = collector.methods
         self._families = _families(collector.classes)
+        self._defs = {(o.key[1], o.name) for o in self.occurrences
+                      if o.kind == "def" and self._is_member(o)}  # (class, method) defined
 
     def at(self, offset: int) -> Occurrence | None:
         """Return the occurrence whose name covers (or starts at) ``offset``."""
@@ -99,7 +101,18 @@ class ScopeIndex:
             refs = [o for o in refs if o.start not in self._methods]  # un-shadows the method
         # ``self.name`` in another class is another attribute, unless inheritance in this
         # file joins the two classes; an attribute of an object of unknown type stays
-        return [o for o in refs if self.may_share(occ, o)]
+        return [o for o in refs if self.may_share(occ, o) and not (
+            o.kind == "method-keyword" and self.overridden(occ.owner, o, o.key[1][1]))]
+
+    def overridden(self, cls: int | Super | None, call: Occurrence, name: str) -> bool:
+        """Whether method ``name``, called on ``call``'s object, is that class's own, not ``cls``'s.
+
+        ``B().m(v=1)`` where ``B`` overrides ``A.m`` calls ``B.m``: a change to ``A.m``'s
+        parameters does not reach it.
+        """
+        own = call.owner
+        return isinstance(own, int) and isinstance(cls, int) and own != cls \
+            and (own, name) in self._defs
 
     def may_share(self, a: Occurrence, b: Occurrence) -> bool:
         """Whether ``a`` and ``b`` may name one attribute, as far as their classes tell.

@@ -150,7 +150,7 @@ def _other_callee(after: str, change: SignatureChange) -> Callable[[int], bool] 
         if o is None:
             return False
         if o.kind == "attribute-use":
-            return not index.may_share(home, o)
+            return not index.may_share(home, o) or index.overridden(home.key[1], o, change.name)
         return by_name and o.start not in same
     return elsewhere
 

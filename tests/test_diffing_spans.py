@@ -466,6 +466,11 @@ SUPER = ("class A:\n    def __init__(self, name):\n        self.name = name\n\n\
          "class B(A):\n    def __init__(self, name):\n        super().__init__(name=name)\n")
 
 
+OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
+            "class B(A):\n    def m(self, v, w):\n        return w\n\n\n"
+            "A().m(1, 2)\nB().m(1, 2)\nA().m(v=1, w=2)\nB().m(v=1, w=2)\n")
+
+
 @pytest.mark.parametrize(("before", "old", "new", "want"), [
     # x += 1 reads the x it rebinds: one variable
     ("def f():\n    x = 1\n    x += 1\n    return x\n", "x = 1", "y = 1",
@@ -522,8 +527,17 @@ SUPER = ("class A:\n    def __init__(self, name):\n        self.name = name\n\n\
      SUPER.replace("    def __init__(self, name):\n        self.name = name",
                    "    def __init__(self, title):\n        self.name = title").replace(
                        "super().__init__(name=name)", "super().__init__(title=name)")),
+    # B overrides m: B().m(…) calls B.m, which A.m's change does not reach
+    (OVERRIDE, "def m(self, v, w):\n        return v", "def m(self, v):\n        return v",
+     OVERRIDE.replace("def m(self, v, w):\n        return v", "def m(self, v):\n        return v")
+     .replace("A().m(1, 2)", "A().m(1)").replace("A().m(v=1, w=2)", "A().m(v=1)")),
+    (OVERRIDE, "def m(self, v, w):\n        return v", "def m(self, value, w):\n        return v",
+     OVERRIDE.replace("def m(self, v, w):\n        return v",
+                      "def m(self, value, w):\n        return value")
+     .replace("A().m(v=1, w=2)", "A().m(value=1, w=2)")),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
-        "match-capture-shadows", "match-as", "super-from-below", "super-from-above"])
+        "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
+        "override-signature", "override-keyword"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
