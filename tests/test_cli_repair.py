@@ -97,11 +97,16 @@ def test_a_file_without_syntax_errors_needs_no_model(tmp_path, capsys):
     ("for x in y:\nbreak\n", "for x in y:\n    break\n"),  # a header with no block
 ])
 def test_a_statement_left_outside_its_block_is_indented_into_it(tmp_path, capsys, text, fixed):
+    assert repaired(tmp_path, capsys, text) == fixed
+
+
+def repaired(tmp_path, capsys, text: str) -> str:
+    """What ``remask repair --write`` leaves in a file that held ``text`` (it must succeed)."""
     path = tmp_path / "r.py"
     path.write_text(text)
     code, _, err = run(capsys, path, "--write")
     assert code == 0, err
-    assert path.read_text() == fixed
+    return path.read_text()
 
 
 @pytest.mark.parametrize("line", ["    return x +", "    y = x *", "    return x and"])
@@ -134,8 +139,4 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
     ("def f(x):\n\ndef g():\n    return 2\n", "def f(x):\n    pass\n\ndef g():\n    return 2\n"),
 ])
 def test_the_classic_typos_get_their_classic_repair(tmp_path, capsys, text, fixed):
-    path = tmp_path / "t.py"
-    path.write_text(text)
-    code, _, err = run(capsys, path, "--write")
-    assert code == 0, err
-    assert path.read_text() == fixed
+    assert repaired(tmp_path, capsys, text) == fixed
