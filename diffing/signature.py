@@ -62,15 +62,18 @@ class SignatureChange:
     def called_by(self, call: ast.Call) -> bool:
         """Whether ``call`` calls this function, as far as names tell.
 
-        A changed ``__init__`` is called as its class (``C(...)``, ``C.__init__(self, ...)``);
-        ``super().__init__()`` and ``Base.__init__(self)`` in it call a parent's.
+        A changed ``__init__`` is called as its class (``C(...)``, ``C.__init__(self, ...)``)
+        and as ``super().__init__(...)`` — from a subclass; the caller's ``elsewhere`` drops the
+        one in its own class, which calls a parent's (:meth:`.scopes.ScopeIndex.may_share`).
         """
         parts = self.qualname.split(".")
         if not (self.name == "__init__" and self.method and len(parts) > 1):
             return callee(call) == self.name
         f = call.func
         if isinstance(f, ast.Attribute) and f.attr == "__init__":
-            return isinstance(f.value, ast.Name) and f.value.id == parts[-2]
+            return isinstance(f.value, ast.Name) and f.value.id == parts[-2] or \
+                isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
+                and f.value.func.id == "super"
         return callee(call) == parts[-2]
 
 

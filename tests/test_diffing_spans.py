@@ -535,9 +535,16 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      OVERRIDE.replace("def m(self, v, w):\n        return v",
                       "def m(self, value, w):\n        return value")
      .replace("A().m(v=1, w=2)", "A().m(value=1, w=2)")),
+    # a subclass's super().__init__(…) calls the changed __init__; A's own would call object's
+    ("class A:\n    def __init__(self, x, y):\n        super().__init__()\n        self.x = x\n\n\n"
+     "class B(A):\n    def __init__(self, x, y):\n        super().__init__(x, y)\n",
+     "def __init__(self, x, y):\n        super().__init__()", "def __init__(self, x):\n        "
+     "super().__init__()",
+     "class A:\n    def __init__(self, x):\n        super().__init__()\n        self.x = x\n\n\n"
+     "class B(A):\n    def __init__(self, x, y):\n        super().__init__(x)\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
-        "override-signature", "override-keyword"])
+        "override-signature", "override-keyword", "subclass-super-init"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
