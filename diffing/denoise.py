@@ -95,15 +95,15 @@ class SpanDenoiser:
         baseline = before if before is not None else parse(probe(text), path)
         strict = python_ok(probe(text), path, None)
         cfg = sampler or self.config.sampler
+        around = probe(prefix), probe(suffix)  # read once: every candidate is judged in them
 
         def bad(middle: str) -> list[tuple[int, int]] | None:
             if cfg.min_length and not middle.strip():
                 return [(0, len(middle))]  # blanks are no fill of a hole that wants text
             if _REPLACED in middle and _REPLACED not in text:  # tokens that are no UTF-8
                 return [(i, i + 1) for i, c in enumerate(middle) if c == _REPLACED]
-            ranges = self._new_error_ranges(baseline, probe(prefix), middle, probe(suffix),
-                                            path)
-            if ranges is None and strict and not python_ok(probe(prefix + middle + suffix),
+            ranges = self._new_error_ranges(baseline, around[0], middle, around[1], path)
+            if ranges is None and strict and not python_ok(around[0] + middle + around[1],
                                                            path, None):
                 return [(0, len(middle))]
             return ranges

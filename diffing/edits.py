@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+from collections.abc import Sequence
 
 from .proposal import TextEdit
 
@@ -45,16 +46,40 @@ def _changes(x: list[str], y: list[str]) -> list[tuple[int, int, int, int]]:
     ``1 + 1 + …``, a file of blank lines): 14 s for one fill at the end of a 12 kB line.
     A fill changes one place, so what precedes and follows it is matched in a linear scan.
     """
-    head, n = 0, min(len(x), len(y))
-    while head < n and x[head] == y[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and x[len(x) - 1 - tail] == y[len(y) - 1 - tail]:
-        tail += 1
+    head = common_prefix(x, y)
+    tail = common_suffix(x, y, min(len(x), len(y)) - head)
     sm = difflib.SequenceMatcher(None, x[head:len(x) - tail], y[head:len(y) - tail],
                                  autojunk=False)
     return [(i1 + head, i2 + head, j1 + head, j2 + head)
             for op, i1, i2, j1, j2 in sm.get_opcodes() if op != "equal"]
+
+
+def common_prefix(a: Sequence, b: Sequence) -> int:
+    """How long ``a`` and ``b`` agree from the start.
+
+    By bisection, slices compared in C: a loop over the characters of a 2 MB buffer in
+    Python takes a tenth of a second, and the language server asks at every change.
+    """
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def common_suffix(a: Sequence, b: Sequence, limit: int) -> int:
+    """How long ``a`` and ``b`` agree at the end, at most ``limit`` (:func:`common_prefix`)."""
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid:len(a) - lo] == b[len(b) - mid:len(b) - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _coalesce(edits: list[TextEdit]) -> list[TextEdit]:

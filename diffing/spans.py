@@ -16,9 +16,10 @@ import keyword
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from .defaults import default_spans
-from .edits import line_starts, statement_range
+from .edits import common_prefix, common_suffix, line_starts, statement_range
 from .mentions import mentions
 from .param_uses import param_use_spans
 from .proposal import Span
@@ -57,34 +58,30 @@ def find_change(before: str, after: str) -> Change | None:
     """Return the single region where the texts differ (None when they are equal)."""
     if before == after:
         return None
-    n = min(len(before), len(after))
-    p = 0
-    while p < n and before[p] == after[p]:
-        p += 1
-    s = 0
-    while s < n - p and before[-1 - s] == after[-1 - s]:
-        s += 1
+    p = common_prefix(before, after)
+    s = common_suffix(before, after, min(len(before), len(after)) - p)
     return Change(p, len(before) - s, len(after) - s)
 
 
-def separate_edits(before: str, after: str, limit: int = 24) -> list[str]:
+@lru_cache(maxsize=8)  # one analysis asks twice: for its repairs and for its follow-ups
+def separate_edits(before: str, after: str, limit: int = 24) -> tuple[str, ...]:
     """Each edit from ``before`` to ``after`` alone: ``after`` with only that edit undone.
 
     A commit holds several edits (a rename, and a new function further down); read as one
     region from the first to the last, the rename was no rename and its call sites stayed.
     Each edit is read as if it were made last, on top of the others. Edits are runs of
     changed lines with unchanged lines between them. One edit, or more than ``limit`` (a
-    rewrite, not edits to follow up one by one), gives ``[before]``.
+    rewrite, not edits to follow up one by one), gives ``(before,)``.
     """
     ch = find_change(before, after)
     if ch is None or "\n" not in before[ch.start:ch.old_end] + after[ch.start:ch.new_end]:
-        return [before]
+        return (before,)
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
     runs = [op[1:] for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
             if op[0] != "equal"]
     if not 1 < len(runs) <= limit:
-        return [before]
-    return ["".join(b[:j1] + a[i1:i2] + b[j2:]) for i1, i2, j1, j2 in runs]
+        return (before,)
+    return tuple("".join(b[:j1] + a[i1:i2] + b[j2:]) for i1, i2, j1, j2 in runs)
 
 
 def renamed_word(before: str, after: str, ch: Change) -> tuple[int, str, str] | None:

@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from remask.diffing.edits import line_starts, minimal_edits
 from remask.diffing.proposal import Proposal, Span, TextEdit
+from remask.diffing.spans import find_change
 
 SOURCE = "remask"
 
@@ -86,20 +87,8 @@ def change_cursor(loc: Locator, change: types.TextDocumentContentChangeEvent,
         return loc.offset(change.range.start) + len(change.text)
     if before is None:
         return None
-    after, same = loc.text, _common_prefix(before, loc.text)
-    return max(same, len(after) - _common_prefix(before[same:][::-1], after[same:][::-1]))
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix, by bisection: slices compared in C, not a Python loop."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    ch = find_change(before, loc.text)
+    return len(loc.text) if ch is None else ch.new_end
 
 
 def diagnostics(spans: list[Span], loc: Locator) -> list[types.Diagnostic]:
