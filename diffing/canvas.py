@@ -14,6 +14,7 @@ from remask.infill.sampler import SamplerConfig
 from remask.infill.tokenizer import Tokenizer
 
 from .checks import python_ok
+from .edits import LINE_BREAK
 from .proposal import Span
 
 LINE_TOKENS = 8  # a canvas for the rest of one line: HumanEval's median line is ~7 tokens
@@ -102,18 +103,18 @@ def sampler_for(span: Span, text: str, s: int, e: int, base: SamplerConfig, mark
     """
     old = text[s:e]
     if span.kind == "hole":
-        line_start = text.rfind("\n", 0, s) + 1
+        line_start = max(text.rfind("\n", 0, s), text.rfind("\r", 0, s)) + 1
         after_code = text[line_start:s].strip() != ""
         wants_text = old == marker or (old.strip() in ("", "pass", "...") and not after_code)
-        single = after_code and "\n" not in old
+        single = after_code and not LINE_BREAK.search(old)
         if not single:
             if not wants_text:
                 return replace(base, min_length=0)
             return replace(base, min_length=1, samples=samples, length_norm=HOLE_LENGTH_NORM)
         if not wants_text:  # the rest of a line: empty only where the line is complete
-            line_end = text.find("\n", e)
-            wants_text = not python_ok(text[:s] + text[e:], path,
-                                       len(text) if line_end < 0 else line_end - (e - s))
+            line_end = LINE_BREAK.search(text, e)
+            end = len(text) if line_end is None else line_end.start()
+            wants_text = not python_ok(text[:s] + text[e:], path, end - (e - s))
         # starting lengths past a line's worth only add passes: on 164 single-line HumanEval
         # tasks the AR-ranked rows of 3-8 tokens passed as many (7.9%) as those of 3-16
         lengths = LINE_LENGTHS if base.lengths else ()

@@ -142,12 +142,12 @@ def _trim(old: str, new: str, a: int, b: int, c: int, d: int) -> TextEdit:
 def line_starts(text: str) -> list[int]:
     """Return the offsets where lines start, splitting on CRLF, LF and a lone CR."""
     starts = [0]
-    for m in _BREAK.finditer(text):
+    for m in LINE_BREAK.finditer(text):
         starts.append(m.end())
     return starts
 
 
-_BREAK = re.compile(r"\r\n|\n|\r")
+LINE_BREAK = re.compile(r"\r\n|\n|\r")
 _WORDS = re.compile(r"\w+|[ \t]+|\r\n|[^\w]", re.S)
 
 

@@ -111,3 +111,16 @@ def test_a_renamed_reference_gets_a_canvas_its_size(tok):
     assert (cfg.init_length, cfg.max_length) == (n, n + 1)
     assert cfg.lengths == ()  # its size is known: one canvas, no length search
     assert not cfg.single_line
+
+
+@pytest.mark.parametrize("text, anchor", [
+    ("def f(x):\n    ???\n    return x\n", "???"),  # a hole on its own line: a block
+    ("def f(x):\n    return ???\n", "???"),  # after code: one line
+    ("def f(x):\n    y = x +\n    return y\n", "+\n"),  # the rest of a line being typed
+    ("def f(x):\n    y = x\n    return y\n", "x\n"),  # a complete line: may end here
+])
+def test_old_mac_line_ends_get_the_canvas_unix_ones_get(tok, text, anchor):
+    r"""A file with lone ``\r`` line ends is read line by line, not as one long line."""
+    mac = text.replace("\n", "\r")
+    at = text.index(anchor) + (1 if anchor == "???" else len(anchor) - 1)
+    assert canvas_at(mac, at, tok) == canvas_at(text, at, tok)
