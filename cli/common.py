@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from remask.bench import checks
 from remask.diffing.files import atomic_write
 from remask.infill.precision import PRECISIONS
 
@@ -70,12 +70,12 @@ def engine_from_args(args: argparse.Namespace) -> Engine:
     from remask.infill.engine import BUNDLED_AR, load_engine
     from remask.infill.sampler import SamplerConfig
 
-    for flag, count in (("--threads", args.threads), ("--steps", args.steps)):
-        if count < 1:
-            raise UsageError(f"{flag} must be at least 1")
-    cpus = os.cpu_count() or 1
-    if args.threads > cpus:  # far more crash inside OpenMP (SIGSEGV); any more only wait
-        raise UsageError(f"--threads must be at most {cpus} (this machine's CPUs)")
+    if args.steps < 1:
+        raise UsageError("--steps must be at least 1")
+    try:
+        checks.threads(args.threads)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     for flag, value in (("--threshold", args.threshold), ("--line-threshold", args.line_threshold)):
         if not 0.0 < value <= 1.0:
             raise UsageError(f"{flag} must be in (0, 1], got {value}")

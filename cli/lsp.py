@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from remask.bench import checks
+
 from .common import fail
 
 
@@ -29,8 +31,10 @@ def run(args: argparse.Namespace) -> int:
         address = host, int(port)
     if args.model is not None and not args.model.is_dir():
         return fail("lsp", f"--model {args.model}: no such model directory")
-    if args.threads < 1:
-        return fail("lsp", "--threads must be at least 1")
+    try:
+        checks.threads(args.threads)
+    except ValueError as e:
+        return fail("lsp", str(e))
     import torch  # only once the arguments are good: importing it takes seconds
 
     from remask.lsp.server import server

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from remask.bench import checks
 from remask.infill.data import DataConfig
 from remask.infill.export import export
 from remask.infill.grow import grown_config
@@ -165,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
 # The least each numeric flag may be (a batch of 0 steps forever on nothing; a block under 16
 # tokens holds no prefix, middle and suffix; a width under 16 has no feed-forward), and the
 # flags that are fractions: checked before anything is written, so a typo leaves no run behind.
-_MINIMUM = {"batch": 1, "threads": 1, "warmup": 1, "eval_every": 1, "block": 16,
+_MINIMUM = {"batch": 1, "warmup": 1, "eval_every": 1, "block": 16,
             "vocab_size": 1, "d_model": 16, "n_layer": 1, "n_head": 1,
             "workers": 0, "max_tokens": 0, "max_minutes": 0}
 _FRACTIONS = ("uncond_rate", "free_length_rate", "function_rate", "cooldown", "ema")
@@ -183,9 +184,10 @@ def _bad_number(args: argparse.Namespace) -> str | None:
     for name in ("max_tokens", "max_minutes", "lr"):  # inf: int() raises, lr inf trains NaN
         if not math.isfinite(getattr(args, name)):
             return f"{flag(name)} must be a finite number, got {getattr(args, name)}"
-    cpus = os.cpu_count() or 1
-    if args.threads > cpus:  # far more crash in OpenMP (SIGSEGV); any more only wait
-        return f"--threads must be at most {cpus} (this machine's CPUs), got {args.threads}"
+    try:
+        checks.threads(args.threads)
+    except ValueError as e:
+        return str(e)
     for name in _FRACTIONS:
         if not 0.0 <= getattr(args, name) <= 1.0:
             return f"{flag(name)} must be in [0, 1], got {getattr(args, name)}"
@@ -245,8 +247,6 @@ def _grow_to(args: argparse.Namespace, run_dir: Path) -> tuple[int, int] | None:
 
 def _init_distributed() -> None:
     """Join the process group when started by torchrun (gloo: CPU-only machines)."""
-    import os
-
     import torch.distributed as dist
 
     if "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:

@@ -20,7 +20,8 @@ LSP = [sys.executable, "-m", "remask.cli", "lsp"]
     (["--tcp", "localhost"], "--tcp wants HOST:PORT"),
     (["--tcp", "localhost:99999"], "--tcp wants HOST:PORT"),
     (["--model", "/nonexistent/remask-model"], "no such model directory"),
-    (["--threads", "0"], "--threads must be at least 1"),
+    (["--threads", "0"], "--threads must be from 1 to"),
+    (["--threads", "100000"], "--threads must be from 1 to"),  # OpenMP died of SIGSEGV
 ])
 def test_bad_arguments(args, message, capsys):
     assert main(["lsp", *args]) == 2
