@@ -40,6 +40,18 @@ def positive(flag: str, value: float) -> None:
         raise ValueError(f"{flag} must be > 0 and finite, got {value}")
 
 
+# Candidates or drawn rows a hole may ask for: each row holds ~2 MB while it is denoised
+# (``remask fill --samples 256``: 0.87 GB, 47 s), so a slip of the finger (100000) would
+# take the machine's memory before the first step; past a few dozen rows nothing changes.
+MAX_ROWS = 1024
+
+
+def rows(value: int, flag: str, least: int) -> None:
+    """ValueError unless ``least <= value <= MAX_ROWS`` (``--samples``, ``--candidates``)."""
+    if not least <= value <= MAX_ROWS:
+        raise ValueError(f"{flag} must be from {least} to {MAX_ROWS}, got {value}")
+
+
 def threads(value: int, flag: str = "--threads") -> None:
     """ValueError unless ``value`` is 1 to this machine's CPU count.
 

@@ -26,6 +26,7 @@ from remask.diffing.proposal import Proposal, combine
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 from remask.infill.engine import load_engine
 
+from . import checks
 from .edit_cases import REAL, Case, clean, real_cases, replace_all, synthetic_cases
 from .report import report
 
@@ -78,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
 def _cases(args: argparse.Namespace) -> list[Case]:
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be at least 1")
-    if args.candidates < 1 or args.rounds < 0:
-        raise ValueError("--candidates must be at least 1 and --rounds at least 0")
+    checks.rows(args.candidates, "--candidates", 1)
+    if args.rounds < 0:
+        raise ValueError("--rounds must not be negative")
     if args.real:
         if not REAL.exists():
             raise ValueError(f"{REAL}: not found")

@@ -294,8 +294,7 @@ def run(args: argparse.Namespace) -> int:
         tasks = tasks_from_args(args)
         if args.steps < 1:
             raise ValueError("--steps must be at least 1")
-        if args.samples < 0:
-            raise ValueError("--samples must not be negative")
+        checks.rows(args.samples, "--samples", 0)
         if args.rewriter and args.oracle_length:
             raise ValueError("--rewriter and --oracle-length: the rewriter never knows the length")
         if args.verify_examples and not args.rewriter:

@@ -275,8 +275,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.limit < 1 or args.threads < 1 or args.samples < 0:
-            raise ValueError("--limit and --threads must be at least 1, --samples at least 0")
+        if args.limit < 1 or args.threads < 1:
+            raise ValueError("--limit and --threads must be at least 1")
+        checks.rows(args.samples, "--samples", 0)
         checks.threads(args.threads)
         files = real_edits_files() if args.real_edits else heldout_files(args.corpus)
         tasks = cut_tasks(files, args.limit, kind=args.kind)

@@ -31,6 +31,7 @@ from remask.infill.engine import BUNDLED, BUNDLED_AR, load_engine
 from remask.infill.precision import compute_dtype
 from remask.infill.sampler import SamplerConfig
 
+from . import checks
 from .humaneval import Task
 from .infill import (
     TaskResult,
@@ -193,8 +194,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--threshold must be a number here (1 token/step is its own row)")
         if any(n < 1 for n in args.steps):
             raise ValueError("--steps must be at least 1")
-        if args.samples < 0:
-            raise ValueError("--samples must not be negative")
+        checks.rows(args.samples, "--samples", 0)
         for directory, diffusion, kind in ((args.model, True, "a diffusion"),
                                            (args.ar_model, False, "an AR")):
             if load_engine(directory).is_diffusion != diffusion:

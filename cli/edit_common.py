@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from remask.bench import checks
 from remask.diffing.proposal import Proposal
 from remask.diffing.rewriter import RewriterConfig
 from remask.infill.engine import Engine
@@ -30,8 +31,10 @@ def add_rewrite_args(p: argparse.ArgumentParser) -> None:
 
 
 def rewriter_config(args: argparse.Namespace, engine: Engine) -> RewriterConfig:
-    if args.candidates < 1:
-        raise UsageError("--candidates must be at least 1")
+    try:
+        checks.rows(args.candidates, "--candidates", 1)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if args.rounds < 0:
         raise UsageError("--rounds must not be negative")
     if args.verify is not None and not args.verify.strip():

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from remask.bench import checks
 from remask.diffing.canvas import HOLE_SAMPLES
 from remask.diffing.files import SourceError, read_source
 from remask.diffing.rewriter import Rewriter, RewriterConfig
@@ -36,10 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.marker:
         return fail("fill", "--marker must not be empty")
-    if args.samples < 0:
-        return fail("fill", "--samples must not be negative")
-    if args.candidates < 1:
-        return fail("fill", "--candidates must be at least 1")
+    try:
+        checks.rows(args.samples, "--samples", 0)
+        checks.rows(args.candidates, "--candidates", 1)
+    except ValueError as e:
+        return fail("fill", str(e))
     if args.verify is not None and not args.verify.strip():
         return fail("fill", "--verify must not be empty")
     try:

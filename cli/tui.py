@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from remask.bench import checks
 from remask.diffing.files import SourceError, read_source
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 
@@ -24,8 +25,12 @@ def run(args: argparse.Namespace) -> int:
     # Textual is imported only here, so the other commands start without it.
     from remask.tui.app import RemaskApp, TuiConfig, editable
 
-    if args.candidates < 1 or args.idle < 0:
-        return fail("tui", "--candidates must be >= 1 and --idle >= 0")
+    if args.idle < 0:
+        return fail("tui", "--idle must not be negative")
+    try:
+        checks.rows(args.candidates, "--candidates", 1)
+    except ValueError as e:
+        return fail("tui", str(e))
     try:
         text = read_source(args.file)
         engine = engine_from_args(args)

@@ -77,6 +77,10 @@ def test_the_json_is_strict_json_with_null_for_a_figure_that_is_not_finite(tmp_p
     (["quality", "--threads", "100000"], "--threads must be from 1 to"),
     (["inline", "--timeout", "nan"], "--timeout must be > 0 and finite"),
     (["lines", "--real-edits", "--threads", "100000"], "--threads must be from 1 to"),
+    (["infill", "--samples", "100000"], "--samples must be from 0 to"),  # 200 GB of rows
+    (["speed", "--samples", "100000"], "--samples must be from 0 to"),
+    (["lines", "--real-edits", "--samples", "100000"], "--samples must be from 0 to"),
+    (["edits", "--candidates", "100000"], "--candidates must be from 1 to"),
     (["lsp", "--pause", "inf"], "finite --pause"),
     (["lsp", "--pause", "nan"], "finite --pause"),
     (["lsp", "--cps", "20", "inf"], "finite 0 < MIN <= MAX cps"),

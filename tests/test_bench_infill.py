@@ -191,7 +191,8 @@ def test_cli_rewriter_rows_are_labelled(tmp_path):
     (["--rewriter", "--oracle-length"], "never knows the length"),
     (["--limit", "0"], "--limit must be at least 1"),
     (["--steps", "0"], "--steps must be at least 1"),
-    (["--samples", "-1"], "--samples must not be negative"),
+    (["--samples", "-1"], "--samples must be from 0 to"),
+    (["--samples", "100000"], "--samples must be from 0 to"),  # memory gone before a step
     (["--data", "/nonexistent"], "not found"),
     (["--model", "/nonexistent"], "no such model directory"),
 ])

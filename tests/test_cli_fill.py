@@ -166,8 +166,10 @@ def test_verify_finds_two_holes_that_each_need_their_second_candidate(tmp_path, 
 
 @pytest.mark.parametrize("argv, message", [
     (["--steps", "0"], "--steps must be at least 1"),
-    (["--samples", "-1"], "--samples must not be negative"),
-    (["--candidates", "0"], "--candidates must be at least 1"),
+    (["--samples", "-1"], "--samples must be from 0 to"),
+    (["--samples", "100000"], "--samples must be from 0 to"),  # memory gone before a step
+    (["--candidates", "0"], "--candidates must be from 1 to"),
+    (["--candidates", "100000"], "--candidates must be from 1 to"),
 ])
 def test_a_bad_budget_exits_2_with_one_line(tmp_path, capsys, argv, message):
     src = tmp_path / "a.py"

@@ -91,8 +91,10 @@ def test_an_edit_that_calls_for_nothing_is_success_without_the_model(tmp_path, c
     ["{before}", "{binary}"],
     ["{before}", "{after}", "--cursor", "99999"],
     ["{before}", "{after}", "--candidates", "0"],
+    ["{before}", "{after}", "--candidates", "100000"],
     ["{before}", "{after}", "--verify", " "],
-], ids=["missing-after", "missing-before", "binary", "cursor", "candidates", "verify"])
+], ids=["missing-after", "missing-before", "binary", "cursor", "candidates", "candidates-max",
+        "verify"])
 def test_bad_input_is_one_line_exit_2_nothing_written(files, tmp_path, capsys, args):
     before, after = files
     binary = tmp_path / "bin.py"

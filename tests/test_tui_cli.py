@@ -34,8 +34,11 @@ def test_bad_model_directory_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_bad_option_is_one_line(tmp_path, capsys):
+@pytest.mark.parametrize("option", [["--candidates", "0"], ["--candidates", "100000"],
+                                    ["--idle", "-1"]])
+def test_bad_option_is_one_line(tmp_path, capsys, option):
     path = tmp_path / "f.py"
     path.write_text("x = 1\n")
-    assert main(["tui", str(path), "--candidates", "0"]) == 2
-    assert "--candidates" in capsys.readouterr().err
+    assert main(["tui", str(path), *option]) == 2
+    err = capsys.readouterr().err
+    assert option[0] in err and err.count("\n") == 1
