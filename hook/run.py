@@ -17,7 +17,9 @@ Where a rewrite goes:
 - Under the pre-commit framework (it sets ``PRE_COMMIT=1``) only the working tree is written,
   as ruff and black do: pre-commit has stashed unstaged work so the working tree equals the
   index, and it tells which hooks changed files by comparing the working tree with the index.
-  A file whose working tree differs there anyway (``--all-files`` does not stash) is skipped.
+  A file whose working tree differs there anyway (``--all-files`` does not stash) is skipped
+  when it has something to follow up (the check goes through git, so a file with nothing to
+  follow up is not checked).
 
 The model is loaded once per run, and only when some file has a span to denoise.
 """
@@ -41,11 +43,11 @@ from .staged import (
     Repo,
     Skip,
     StagedFile,
+    StagedFiles,
     checkout_text,
     open_repo,
     operation_in_progress,
     quote_path,
-    read_staged,
     relative_path,
     restore_index,
     staged_status,
@@ -105,14 +107,19 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
     if op is not None:
         return HookRun([], f"a {op} is in progress; remask leaves its commits alone")
     rewriter = _LazyRewriter(load_config(Path(repo.working_tree_dir)))
-    outcomes = []
-    for path in _targets(repo, files, cwd, outcomes):
-        if on_file is not None:
-            on_file(path)
-        try:
-            outcomes.append(_rewrite(repo, read_staged(repo, path), rewriter, dry_run, index))
-        except (Skip, SourceError) as e:
-            outcomes.append(Outcome(path, f"skipped: {e}"))
+    outcomes: list[Outcome] = []
+    try:
+        paths = _targets(repo, files, cwd, outcomes)
+        staged = StagedFiles(repo, paths)
+        for path in paths:
+            if on_file is not None:
+                on_file(path)
+            try:
+                outcomes.append(_rewrite(repo, staged.read(path), rewriter, dry_run, index))
+            except (Skip, SourceError) as e:
+                outcomes.append(Outcome(path, f"skipped: {e}"))
+    finally:
+        repo.close()
     return HookRun(outcomes)
 
 
@@ -145,6 +152,8 @@ def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: b
     """Propose follow-ups of this commit's edit to one file and write the result."""
     after = check_source(staged.data, "staged version")
     before = "" if staged.head is None else check_source(staged.head, "HEAD's version")
+    if not rewriter.has_spans(before, after, staged.path):
+        return Outcome(staged.path, "nothing to do")  # before the worktree check: no git call
     if not index and not dry_run and not worktree_matches(repo, staged):
         return Outcome(staged.path, _UNSTASHED)  # nothing could be written: spare the model
     proposals = rewriter.propose(before, after, staged.path)
@@ -238,10 +247,13 @@ class _LazyRewriter:
         self.config = config
         self._rewriter: Rewriter | None = None
 
-    def propose(self, before: str, after: str, path: str) -> list[Proposal]:
+    def has_spans(self, before: str, after: str, path: str) -> bool:
+        """Tell whether the Rewriter would find a span to denoise (without loading a model)."""
         c = self.config
-        if not affected_spans(before, after, path, kinds=c.kinds, marker=c.marker):
-            return []  # the Rewriter would find no span either: no model needed
+        return bool(affected_spans(before, after, path, kinds=c.kinds, marker=c.marker))
+
+    def propose(self, before: str, after: str, path: str) -> list[Proposal]:
+        """The Rewriter's proposals; load the model first if need be (ask ``has_spans`` first)."""
         return self._load().propose(before, after, path)
 
     def _load(self) -> Rewriter:

@@ -9,21 +9,28 @@ extension it knows, honours ``GIT_INDEX_FILE`` (``git commit -a`` and ``git comm
 it at a temporary index while the pre-commit hook runs), reads SHA-256 repositories, and
 applies the same clean and smudge filters (``core.autocrlf``, ``eol``, ``filter=``) as
 ``git add`` and checkout do.
+
+A run starts a fixed handful of git processes, not a few per file (see ``plumbing``): the index
+and HEAD entries of all its paths are listed up front, and the blobs come from one
+``cat-file --batch``.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import git
-
 from remask.diffing.files import MAX_BYTES
+
+from .plumbing import GitError, Repo, TooLarge, rev_parse
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 REGULAR_MODES = ("100644", "100755")
+# Past this many paths (or characters of them) a listing reads everything (see _pathspecs).
+_MAX_PATHSPECS = 64
+_MAX_PATHSPEC_CHARS = 16_000
 
 # Files git leaves in its directory while a multi-commit operation waits for the user.
 _IN_PROGRESS = (
@@ -35,33 +42,8 @@ _IN_PROGRESS = (
 )
 
 
-class GitError(Exception):
-    """The repository as a whole cannot be worked on; the message is one line for the user."""
-
-
 class Skip(Exception):
     """One file is left alone; the message says why in a few words (the caller names the file)."""
-
-
-@dataclass(frozen=True)
-class Repo:
-    """A repository with a working tree, as git itself found it from where the hook started.
-
-    Every command runs at the top of the working tree with ``GIT_DIR`` and ``GIT_WORK_TREE``
-    set to what git found, so a relative ``GIT_DIR`` from the caller cannot point elsewhere.
-    """
-
-    working_tree_dir: str
-    git_dir: str
-
-    def run(self, *args: str, input: bytes | None = None) -> bytes:
-        """Run one git command and return its stdout; GitError with git's first line on failure."""
-        env = {**os.environ, "GIT_DIR": self.git_dir, "GIT_WORK_TREE": self.working_tree_dir}
-        return _run(["git", *args], self.working_tree_dir, env, input)
-
-    def text(self, *args: str, input: bytes | None = None) -> str:
-        """``run`` for output that holds paths: decoded as the file system spells names."""
-        return os.fsdecode(self.run(*args, input=input))
 
 
 @dataclass(frozen=True)
@@ -78,13 +60,13 @@ class StagedFile:
 def open_repo(start: Path) -> Repo:
     """Open the repository that git finds from ``start`` (``GIT_DIR`` too); it needs a work tree."""
     try:
-        git_dir = _rev_parse(start, "--absolute-git-dir")
+        git_dir = rev_parse(start, "--absolute-git-dir")
     except GitError:
         raise GitError(f"{start}: not a git repository") from None
     try:
-        top = _rev_parse(start, "--show-toplevel")
+        top = rev_parse(start, "--show-toplevel")
     except GitError:
-        bare = _rev_parse(start, "--is-bare-repository") == "true"
+        bare = rev_parse(start, "--is-bare-repository") == "true"
         why = "bare repository (no working tree)" if bare else "not inside the working tree"
         raise GitError(f"{git_dir}: {why}") from None
     return Repo(top, git_dir)
@@ -134,17 +116,41 @@ def relative_path(repo: Repo, name: str, cwd: Path) -> str:
             raise Skip("outside the repository") from None
 
 
+class StagedFiles:
+    """The staged and HEAD versions of the paths one run works on.
+
+    The index entries and HEAD's entries of all the paths are listed once, when this is made;
+    each ``read`` then costs two requests to the run's ``cat-file --batch`` and no process.
+    The entries are a snapshot: a file staged again meanwhile is caught when its new blob is
+    written (``write_index`` compares the entry first), as it was when each file was listed
+    just before its read.
+    """
+
+    def __init__(self, repo: Repo, paths: Iterable[str]) -> None:
+        paths = list(paths)
+        self.repo = repo
+        self._index = _index_entries(repo, paths)
+        self._head = _head_entries(repo, paths)
+
+    def read(self, path: str) -> StagedFile:
+        """Read ``path``'s staged blob and HEAD's; Skip when there is nothing to edit."""
+        entry = self._index.get(path)
+        if entry is None:
+            raise Skip("not in the index")
+        mode, sha, stage = entry
+        if stage != "0":
+            raise Skip("unmerged (resolve the conflict first)")
+        if mode not in REGULAR_MODES:
+            raise Skip(f"not a regular file (mode {mode})")
+        data = _blob(self.repo, sha, "staged version")
+        head = self._head.get(path)
+        return StagedFile(path, mode, sha, data,
+                          None if head is None else _blob(self.repo, head, "HEAD's version"))
+
+
 def read_staged(repo: Repo, path: str) -> StagedFile:
     """Read the staged blob of ``path`` and HEAD's version; Skip when there is nothing to edit."""
-    entry = _index_entry(repo, path)
-    if entry is None:
-        raise Skip("not in the index")
-    mode, sha, stage = entry
-    if stage != "0":
-        raise Skip("unmerged (resolve the conflict first)")
-    if mode not in REGULAR_MODES:
-        raise Skip(f"not a regular file (mode {mode})")
-    return StagedFile(path, mode, sha, _blob(repo, sha, "staged version"), _head_blob(repo, path))
+    return StagedFiles(repo, [path]).read(path)
 
 
 def temporary_index() -> bool:
@@ -246,66 +252,67 @@ def _swap_entry(repo: Repo, staged: StagedFile, old: str, new: str) -> None:
 
 def _index_entry(repo: Repo, path: str) -> tuple[str, str, str] | None:
     """Return (mode, sha, stage) of ``path`` in the index; the first stage when it is unmerged."""
-    out = repo.text("ls-files", "--stage", "-z", "--full-name", "--", f":(literal){path}")
+    return _index_entries(repo, [path]).get(path)
+
+
+def _index_entries(repo: Repo, paths: list[str]) -> dict[str, tuple[str, str, str]]:
+    """Map each of ``paths`` found in the index to (mode, sha, stage), in one ``ls-files``."""
+    if not paths:
+        return {}
+    out = repo.text("ls-files", "--stage", "-z", "--full-name", "--",
+                    *_pathspecs(paths, ":(literal)"))
+    wanted, entries = set(paths), {}
     for record in filter(None, out.split("\0")):
         meta, name = record.split("\t", 1)
-        if name == path:
+        if name in wanted and name not in entries:  # the first stage of an unmerged path
             mode, sha, stage = meta.split()
-            return mode, sha, stage
-    return None
+            entries[name] = (mode, sha, stage)
+    return entries
 
 
-def _blob(repo: Repo, sha: str, label: str) -> bytes:
-    """Read a blob, refusing one over the size cap before it is loaded into memory."""
-    size = int(repo.run("cat-file", "-s", sha))
-    if size > MAX_BYTES:
-        raise Skip(f"{label}: {size:,} bytes is over the {MAX_BYTES:,}-byte cap")
-    return repo.run("cat-file", "blob", sha)
+def _head_entries(repo: Repo, paths: list[str]) -> dict[str, str]:
+    """Map each of ``paths`` that is a blob in HEAD to its object name, in one ``ls-tree``.
 
-
-def _head_blob(repo: Repo, path: str) -> bytes | None:
+    Empty on an unborn branch: the first commit adds every file.
+    """
+    if not paths:
+        return {}
     try:
-        out = repo.text("ls-tree", "-z", "HEAD", "--", path)
+        out = repo.text("ls-tree", "-r", "-z", "HEAD", "--", *_pathspecs(paths, ""))
     except GitError:
         try:
             repo.run("rev-parse", "--quiet", "--verify", "HEAD^{commit}")
         except GitError:
-            return None  # unborn branch: the first commit adds every file
+            return {}
         raise
+    wanted, entries = set(paths), {}
     for record in filter(None, out.split("\0")):
         meta, name = record.split("\t", 1)
-        mode, kind, sha = meta.split()
-        if name == path:
-            return _blob(repo, sha, "HEAD's version") if kind == "blob" else None
-    return None
+        _mode, kind, sha = meta.split()
+        if name in wanted and kind == "blob":
+            entries[name] = sha
+    return entries
+
+
+def _pathspecs(paths: list[str], magic: str) -> list[str]:
+    """The paths as pathspecs for a listing, or none (list everything) when there are many.
+
+    Git matches every entry against every pathspec: past a few dozen, listing the whole index
+    or tree and picking the paths here is faster, and no command line can grow too long.
+    """
+    if len(paths) > _MAX_PATHSPECS or sum(map(len, paths)) > _MAX_PATHSPEC_CHARS:
+        return []
+    return [magic + path for path in paths]
+
+
+def _blob(repo: Repo, sha: str, label: str) -> bytes:
+    """Read a blob, refusing one over the size cap before it is loaded into memory."""
+    try:
+        return repo.blob(sha, MAX_BYTES)
+    except TooLarge as e:
+        raise Skip(f"{label}: {e.size:,} bytes is over the {MAX_BYTES:,}-byte cap") from None
 
 
 def _hash(repo: Repo, data: bytes, path: str) -> str:
     """The object name ``git add`` would give ``data`` at ``path`` (clean filter applied)."""
     return repo.text("hash-object", f"--path={path}", "--stdin", input=data).strip()
-
-
-def _rev_parse(start: Path, option: str) -> str:
-    return os.fsdecode(_run(["git", "rev-parse", option], start, None, None)).strip()
-
-
-def _run(argv: list[str], cwd: str | Path, env: dict[str, str] | None,
-         input: bytes | None) -> bytes:
-    """Run git through GitPython's command runner; its failure (a held index lock) is one line.
-
-    ``env`` is added to this process's environment; stdin is a file, as the runner wants.
-    """
-    with tempfile.TemporaryFile() as stdin:
-        stdin.write(input or b"")
-        stdin.seek(0)
-        try:
-            status, out, err = git.Git(cwd).execute(
-                argv, istream=stdin, env=env, with_extended_output=True, with_exceptions=False,
-                stdout_as_string=False, strip_newline_in_stdout=False)
-        except git.GitCommandNotFound as e:
-            raise GitError(f"cannot run git: {e}") from None
-    if status:
-        text = err.decode(errors="replace") if isinstance(err, bytes) else err
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        raise GitError(f"git {argv[1]} failed: {lines[0] if lines else f'exit status {status}'}")
-    return out
