@@ -94,7 +94,8 @@ class _CatFile:
         except (OSError, ValueError):
             header = b""
         fields = header.split()
-        if len(fields) != 3 or fields[0].decode(errors="replace") != sha:
+        if (len(fields) != 3 or fields[0].decode(errors="replace") != sha
+                or not fields[2].isdigit()):
             raise self._failed(header)
         size = int(fields[2])
         if fields[1] != b"blob":
