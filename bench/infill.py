@@ -238,6 +238,8 @@ def summarize(results: list[TaskResult]) -> dict[str, float | int | None]:
     return {
         "tasks": n,
         "pass@1": n_passed / n,
+        # programs the machine refused to start (fork: EAGAIN): counted as not passed
+        "not_run": sum(r.status == "error" for r in results),
         "empty_rate": sum(not r.completion.strip() for r in results) / n,
         "exact_match": sum(r.exact for r in results) / n,
         "edit_sim": sum(r.edit_sim for r in results) / n,

@@ -53,7 +53,10 @@ class SandboxConfig:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How one program ended: ``status`` is ``passed``, ``failed`` or ``timeout``."""
+    """How one program ended: ``status`` is ``passed``, ``failed``, ``timeout`` or ``error``.
+
+    ``error``: it never ran (the machine refused a new process); it counts as not passed.
+    """
 
     status: str
     detail: str  # the last line of stderr (the exception), or why it was stopped
@@ -123,6 +126,22 @@ def _limits(cfg: SandboxConfig) -> list[str]:
             f"RLIMIT_NPROC={cfg.max_processes}", "RLIMIT_CORE=0"]
 
 
+# Tries, a second apart and more, to start a program while the machine refuses new processes
+# (fork: EAGAIN). Seen here for a few seconds while other work started hundreds of processes: a
+# two-hour benchmark died of it at one task's judgement.
+START_TRIES = 6
+
+
+def _start(cmd: list[str], **kwargs) -> subprocess.Popen | None:
+    """``subprocess.Popen(cmd, **kwargs)``, tried again while fork says EAGAIN; None at last."""
+    for attempt in range(START_TRIES):
+        try:
+            return subprocess.Popen(cmd, **kwargs)
+        except BlockingIOError:
+            time.sleep(2 ** attempt)
+    return None
+
+
 def run_program(source: str, cfg: SandboxConfig | None = None) -> Outcome:
     """Execute ``source`` in the sandbox; it passes when it exits 0 within the limits."""
     cfg = cfg or SandboxConfig()
@@ -141,8 +160,11 @@ def run_program(source: str, cfg: SandboxConfig | None = None) -> Outcome:
         # Output goes to files (capped by RLIMIT_FSIZE), not pipes: a program printing in a
         # loop can't fill our memory.
         with open(work / "stdout", "wb") as out, open(work / "stderr", "wb") as err:
-            proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=err, start_new_session=True)
+            proc = _start(cmd, cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                          stderr=err, start_new_session=True)
+            if proc is None:
+                return Outcome("error", "could not start a process (fork: EAGAIN)",
+                               time.perf_counter() - t0)
             try:
                 code = proc.wait(timeout=cfg.timeout)
             except subprocess.TimeoutExpired:

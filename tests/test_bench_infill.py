@@ -84,6 +84,7 @@ def test_summary_of_canonical_and_generated_completions(engine):
     s = summarize(results)
     assert KEYS <= set(s)
     assert s["pass@1"] == 1.0 and s["exact_match"] == 1.0 and s["empty_rate"] == 0.0
+    assert s["not_run"] == 0
     assert s["edit_sim"] == 1.0
     assert s["accepted_tokens_per_s"] == s["generated_tokens_per_s"] > 0
     # and fed empty middles, fails them (none of these three passes without its line)

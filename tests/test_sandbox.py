@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 
 import pytest
 
+from remask.bench import sandbox
 from remask.bench.humaneval import load_tasks, subset
 from remask.bench.sandbox import SandboxConfig, network_isolation, run_program
 
@@ -103,3 +105,25 @@ def test_runs_in_a_fresh_temp_dir_with_a_clean_environment(monkeypatch, tmp_path
 def test_bad_config_is_rejected():
     with pytest.raises(ValueError):
         SandboxConfig(timeout=0)
+
+
+def test_a_refused_fork_is_tried_again_and_at_last_an_error_not_a_crash(monkeypatch):
+    """fork's EAGAIN for a few seconds killed a whole benchmark at one task's judgement."""
+    real, refusals = subprocess.Popen, []
+
+    def popen(*args, **kwargs):
+        if len(refusals) < 2:
+            refusals.append(1)
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sandbox.time, "sleep", lambda s: None)
+    monkeypatch.setattr(sandbox.subprocess, "Popen", popen)
+    assert run_program("print(1)\n").passed and len(refusals) == 2
+
+    def never(*args, **kwargs):
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(sandbox.subprocess, "Popen", never)
+    out = run_program("print(1)\n")
+    assert out.status == "error" and not out.passed and "EAGAIN" in out.detail
