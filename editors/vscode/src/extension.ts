@@ -6,6 +6,10 @@
  * diagnostics come through vscode-languageclient's standard features; `$/progress` reports
  * become VS Code progress indicators. What is remask's own: the server command and settings,
  * and the `remask/denoiseStep` notifications, shown step by step in the status bar.
+ *
+ * The server runs as `remask.server.command` where the user set it; else as the module of the
+ * interpreter selected in the Python extension when that one has remask; else as `remask lsp`
+ * (the setting's default) from PATH.
  */
 import * as vscode from "vscode";
 import {
@@ -16,11 +20,21 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
-import { serverCommand, serverSettings, startFailure } from "./settings";
+import { hasRemask, interpreter, PYTHON_EXTENSION, PythonApi, SERVER_MODULE } from "./python";
+import {
+  ConfigReader,
+  isSet,
+  serverCommand,
+  ServerCommand,
+  serverSettings,
+  startFailure,
+} from "./settings";
 import { IDLE, idleAfter, isDenoiseStep, StatusView, stepView } from "./status";
 
 const SECTION = "remask";
 const DENOISE_STEP = "remask/denoiseStep";
+/** How long to wait for the Python extension before starting without it. */
+const PYTHON_WAIT_MS = 15_000;
 
 /**
  * Python files on disk and unsaved ones. Not every `python` document: a diff's `git:` side, a
@@ -33,6 +47,8 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
 ];
 
 let client: LanguageClient | undefined;
+let launched: ServerCommand | undefined; // what the current client runs
+let python: PythonApi | undefined; // the Python extension's API, when it is there and works
 let status: vscode.StatusBarItem;
 let idleTimer: NodeJS.Timeout | undefined;
 // start, stop and restart run one after another: two quick restarts (a double click, a
@@ -53,6 +69,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("remask.restart", restart),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
   );
+  python = await pythonApi();
+  const changed = python?.environments?.onDidChangeActiveEnvironmentPath?.(onInterpreterChanged);
+  if (changed !== undefined) {
+    context.subscriptions.push(changed);
+  }
   await serially(start);
 }
 
@@ -62,14 +83,14 @@ export async function deactivate(): Promise<void> {
 }
 
 async function start(): Promise<void> {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
   let command: string;
   let args: string[];
   try {
-    ({ command, args } = serverCommand(cfg));
+    ({ command, args } = await serverFor(vscode.workspace.getConfiguration(SECTION)));
   } catch (e) {
     return failed(e instanceof Error ? e.message : String(e));
   }
+  launched = { command, args };
   const ours = new LanguageClient(
     "remask",
     "remask",
@@ -134,6 +155,56 @@ function restart(): Promise<void> {
   return serially(async () => {
     await stop();
     await start();
+  });
+}
+
+/** The Python extension's API; undefined when it is not installed or fails to activate. */
+async function pythonApi(): Promise<PythonApi | undefined> {
+  const ext = vscode.extensions.getExtension<PythonApi>(PYTHON_EXTENSION);
+  return ext === undefined ? undefined : within(Promise.resolve(ext.activate()));
+}
+
+/** See the module's docstring; throws (with a message to show) on a bad setting. */
+async function serverFor(cfg: ConfigReader): Promise<ServerCommand> {
+  if (!isSet(cfg, "server.command")) {
+    const words = await within(selectedPython());
+    if (words !== undefined) {
+      const [command, ...args] = words;
+      return { command, args: [...args, ...SERVER_MODULE] };
+    }
+  }
+  return serverCommand(cfg);
+}
+
+/** The interpreter selected in the Python extension when it can run the server. */
+async function selectedPython(): Promise<string[] | undefined> {
+  const words = await interpreter(python, vscode.workspace.workspaceFolders?.[0]?.uri);
+  return words !== undefined && (await hasRemask(words)) ? words : undefined;
+}
+
+/** `work`'s result; undefined when it fails or takes longer than the Python extension may. */
+async function within<T>(work: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), PYTHON_WAIT_MS);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Another interpreter selected: restart the server on it, if that changes what runs. */
+async function onInterpreterChanged(): Promise<void> {
+  await serially(async () => {
+    const next = await serverFor(vscode.workspace.getConfiguration(SECTION)).catch(() => undefined);
+    if (JSON.stringify(next) !== JSON.stringify(launched)) {
+      await stop();
+      await start();
+    }
   });
 }
 

@@ -24,9 +24,23 @@ export type ServerKey = (typeof SERVER_KEYS)[number];
 /** The part of `vscode.WorkspaceConfiguration` used here, so this module needs no VS Code. */
 export interface ConfigReader {
   get<T>(key: string): T | undefined;
+  inspect?<T>(
+    key: string,
+  ): { globalValue?: T; workspaceValue?: T; workspaceFolderValue?: T } | undefined;
 }
 
-/** The object the server merges, sent as `{remask: …}` in initializationOptions and on change. */
+/** Whether the user set `key` (user, workspace or folder settings), not just left its default. */
+export function isSet(cfg: ConfigReader, key: string): boolean {
+  const where = cfg.inspect?.(key);
+  return [where?.globalValue, where?.workspaceValue, where?.workspaceFolderValue].some(
+    (v) => v !== undefined,
+  );
+}
+
+/**
+ * The whole section, sent as `{remask: …}` in initializationOptions and on each change: the
+ * server takes a change as the new section, so every key goes each time.
+ */
 export function serverSettings(cfg: ConfigReader): Partial<Record<ServerKey, unknown>> {
   const out: Partial<Record<ServerKey, unknown>> = {};
   for (const key of SERVER_KEYS) {
@@ -66,7 +80,8 @@ export function startFailure(command: string, error: unknown): string {
   if (/\bENOENT\b/.test(detail) || (error as { code?: unknown } | null)?.code === "ENOENT") {
     return (
       `cannot start the language server: \`${command}\` was not found. Install remask ` +
-      `(\`pip install remask\`) where VS Code's PATH finds it, or set remask.server.command ` +
+      `(\`pip install remask\`) where VS Code's PATH finds it or in the Python interpreter ` +
+      `selected in VS Code, or set remask.server.command ` +
       `to its full path (e.g. ["/path/to/venv/bin/python", "-m", "remask.cli", "lsp"])`
     );
   }

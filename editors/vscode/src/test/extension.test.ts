@@ -5,7 +5,8 @@
  * here: `start()` rejects with a bare string when the command can't be spawned and leaves the
  * client "start failed"; `stop()` throws unless the client is running; the state goes
  * Starting → Running, and back to Stopped when the server exits; `initializationOptions` may be
- * a function, called at each (re)start.
+ * a function, called at each (re)start. The fake Python extension has the shape of
+ * ms-python.python's exports; the fake `execFile` answers the probe for remask.
  */
 import assert from "node:assert/strict";
 import Module from "node:module";
@@ -107,11 +108,49 @@ const languageclient = {
   DidChangeConfigurationNotification: { type: { method: "workspace/didChangeConfiguration" } },
 };
 
+/** The contributed defaults (package.json) that the tests rely on; `settings` is the user's. */
+const defaults: Record<string, unknown> = { "server.command": ["remask", "lsp"] };
 let settings: Record<string, unknown> = {};
 let errors: string[] = [];
 let commands = new Map<string, () => Promise<void>>();
 let configListeners: Listener<{ affectsConfiguration(s: string): boolean }>[] = [];
 const item = { text: "", tooltip: "", command: "", show() {}, dispose() {} };
+
+let pythonExtension: { activate(): Promise<unknown> } | undefined;
+let envListeners: Listener<unknown>[] = [];
+/** Interpreters (their words, space-joined) that have remask installed. */
+let withRemask = new Set<string>();
+let probes: string[] = [];
+
+/** ms-python.python with `path` selected (its 2023+ `environments` API); select() changes it. */
+function pythonSelecting(path: string): (next: string) => Promise<void> {
+  let active = path;
+  const api = {
+    environments: {
+      getActiveEnvironmentPath: () => ({ id: active, path: active }),
+      resolveEnvironment: async (env: { path: string }) => ({
+        executable: { uri: { fsPath: env.path } },
+      }),
+      onDidChangeActiveEnvironmentPath: (l: Listener<unknown>) => {
+        envListeners.push(l);
+        return { dispose() {} };
+      },
+    },
+  };
+  pythonExtension = { activate: async () => api };
+  return async (next) => {
+    active = next;
+    await Promise.all(envListeners.map((l) => l({ id: next, path: next })));
+  };
+}
+
+const childProcess = {
+  execFile(file: string, args: string[], _opts: unknown, done: (e: Error | null) => void) {
+    const words = [file, ...args.slice(0, -2)].join(" "); // less the probe's `-c CODE`
+    probes.push(words);
+    setImmediate(() => done(withRemask.has(words) ? null : new Error("No module named remask")));
+  },
+};
 
 const vscode = {
   StatusBarAlignment: { Left: 1, Right: 2 },
@@ -122,8 +161,15 @@ const vscode = {
   commands: {
     registerCommand: (id: string, fn: () => Promise<void>) => (commands.set(id, fn), { dispose() {} }),
   },
+  extensions: {
+    getExtension: (id: string) => (id === "ms-python.python" ? pythonExtension : undefined),
+  },
   workspace: {
-    getConfiguration: () => ({ get: (key: string) => settings[key] }),
+    workspaceFolders: [{ uri: { fsPath: "/project" } }],
+    getConfiguration: () => ({
+      get: (key: string) => (key in settings ? settings[key] : defaults[key]),
+      inspect: (key: string) => ({ defaultValue: defaults[key], globalValue: settings[key] }),
+    }),
     onDidChangeConfiguration: (l: Listener<{ affectsConfiguration(s: string): boolean }>) => {
       configListeners.push(l);
       return { dispose() {} };
@@ -131,7 +177,11 @@ const vscode = {
   },
 };
 
-const stubs: Record<string, unknown> = { vscode, "vscode-languageclient/node": languageclient };
+const stubs: Record<string, unknown> = {
+  vscode,
+  "vscode-languageclient/node": languageclient,
+  "node:child_process": childProcess,
+};
 const load = (Module as unknown as { _load: (r: string, ...rest: unknown[]) => unknown })._load;
 (Module as unknown as { _load: unknown })._load = (request: string, ...rest: unknown[]) =>
   request in stubs ? stubs[request] : load(request, ...rest);
@@ -161,11 +211,15 @@ let ext: Extension | undefined;
 beforeEach(() => {
   nextStart = "ok";
   clients = [];
-  settings = { "server.command": ["remask", "lsp"], spanCap: 600 };
+  settings = { spanCap: 600 };
   errors = [];
   commands = new Map();
   configListeners = [];
   ext = undefined;
+  pythonExtension = undefined;
+  envListeners = [];
+  withRemask = new Set();
+  probes = [];
 });
 
 afterEach(async () => {
@@ -268,4 +322,59 @@ test("a server that stops says so in the status bar, and is back to idle once re
   assert.match(item.tooltip, /stopped \(click to restart\)/);
   await commands.get("remask.restart")!();
   assert.equal(item.text, IDLE.text);
+});
+
+const SERVER_MODULE = ["-m", "remask.cli", "lsp"];
+
+test("the interpreter selected in the Python extension runs the server when it has remask", async () => {
+  pythonSelecting("/project/.venv/bin/python");
+  withRemask.add("/project/.venv/bin/python");
+  ext = await activate();
+  assert.deepEqual(probes, ["/project/.venv/bin/python"]);
+  const { command, args } = running()[0].serverOptions;
+  assert.deepEqual([command, ...args], ["/project/.venv/bin/python", ...SERVER_MODULE]);
+});
+
+test("an interpreter without remask, or a Python extension that fails, leaves `remask lsp`", async () => {
+  pythonSelecting("/project/.venv/bin/python"); // remask installed apart (pipx), not in it
+  ext = await activate();
+  assert.equal(running()[0].serverOptions.command, "remask");
+  await ext.deactivate();
+  pythonExtension = { activate: async () => Promise.reject(new Error("activation failed")) };
+  ext = await activate();
+  assert.equal(running()[0].serverOptions.command, "remask");
+  assert.deepEqual(errors, []);
+});
+
+test("remask.server.command, where the user set it, wins over the interpreter", async () => {
+  pythonSelecting("/project/.venv/bin/python");
+  withRemask.add("/project/.venv/bin/python");
+  settings["server.command"] = ["remask", "lsp"]; // set, even if to the default
+  ext = await activate();
+  assert.deepEqual(probes, []);
+  assert.equal(running()[0].serverOptions.command, "remask");
+});
+
+test("the Python extension's older API: its execution command runs the module", async () => {
+  const conda = ["conda", "run", "-n", "work", "python"];
+  pythonExtension = {
+    activate: async () => ({ settings: { getExecutionDetails: () => ({ execCommand: conda }) } }),
+  };
+  withRemask.add(conda.join(" "));
+  ext = await activate();
+  const { command, args } = running()[0].serverOptions;
+  assert.deepEqual([command, ...args], [...conda, ...SERVER_MODULE]);
+});
+
+test("selecting another interpreter restarts the server on it, and only then", async () => {
+  const select = pythonSelecting("/a/bin/python");
+  withRemask.add("/a/bin/python").add("/b/bin/python");
+  ext = await activate();
+  await select("/b/bin/python");
+  assert.equal(running().length, 1);
+  assert.equal(running()[0].serverOptions.command, "/b/bin/python");
+  await select("/b/bin/python"); // the same one again (the extension reports it twice)
+  assert.equal(clients.length, 2);
+  await select("/c/bin/python"); // no remask there: back to the one on PATH
+  assert.deepEqual(running().map((c) => c.serverOptions.command), ["remask"]);
 });
