@@ -27,6 +27,7 @@ from . import convert
 from .documents import Analysis, DocState, is_python
 from .live import Live
 from .protocol import RemaskServer
+from .settings import Settings
 
 try:
     __version__ = version("remask")
@@ -37,15 +38,16 @@ STATS = "remask/stats"
 server = RemaskServer("remask", __version__)
 
 
-async def configure(ls: RemaskServer, raw: object) -> None:
+async def configure(ls: RemaskServer, raw: object, absent: Settings | None = None) -> None:
     """Apply a settings object; (re)load the model on the model thread; tell the user why not.
 
-    ``ready`` is set again whatever happens here: every fill and code action waits for it.
+    Keys ``raw`` leaves out come from ``absent`` (``Settings.merge``). ``ready`` is set again
+    whatever happens here: every fill and code action waits for it.
     """
     loop = asyncio.get_running_loop()
     ls.ready.clear()  # requests arriving meanwhile wait for the model these settings name
     try:
-        ls.settings, problems = ls.settings.merge(raw)
+        ls.settings, problems = ls.settings.merge(raw, absent)
         error = await loop.run_in_executor(ls.docs.executor, ls.model.configure, ls.settings)
     finally:
         ls.ready.set()
@@ -156,7 +158,15 @@ async def initialized(ls: RemaskServer, params: types.InitializedParams) -> None
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: RemaskServer,
                                    params: types.DidChangeConfigurationParams) -> None:
-    await configure(ls, params.settings)
+    """Settings sent replace the section: a key left out goes back to its initial value.
+
+    VS Code sends the whole ``remask`` section each time, so a setting the user removed is
+    simply missing; merged, it would keep its old value until a restart. Initial means
+    initializationOptions over the defaults, so a client that sends some settings at start
+    and others here keeps both. No settings (null) changes nothing (``lsp.settings``).
+    """
+    initial, _ = Settings().merge(ls.init_options)  # its problems were shown at initialized
+    await configure(ls, params.settings, initial)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

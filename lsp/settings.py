@@ -4,6 +4,12 @@ Clients send them as JSON objects with camelCase keys, either flat or under a ``
 (VS Code and Neovim both nest per-server settings that way). A bad value never stops the server:
 it keeps the value it had and reports one line per problem, which the server shows the user.
 
+initializationOptions apply over the defaults. A didChangeConfiguration that carries settings
+replaces the section, as VS Code sends it (the whole ``remask`` section each time): a key it
+leaves out goes back to its initializationOptions value, else its default, so a setting the
+user removed does not live on. One that carries none (null: a client that expects to be asked
+with workspace/configuration, which the server does not do) changes nothing.
+
 Keys: ``model`` (directory; null for the bundled model), ``debounceMs``, ``commitThreshold``
 (0–1], ``lineCommitThreshold`` (0–1], for one-line holes such as inline completions),
 ``spanCap`` (characters), ``candidates``, ``holeSamples`` (rows drawn beside the argmax rows for
@@ -36,8 +42,13 @@ class Settings:
     kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on
     progress_delay_ms: int = 200  # quick fills, most of typing, show no progress at all
 
-    def merge(self, raw: Any) -> tuple[Settings, list[str]]:
-        """Apply a client's settings object; returns the new settings and one line per problem."""
+    def merge(self, raw: Any, absent: Settings | None = None) -> tuple[Settings, list[str]]:
+        """Apply a client's settings object; returns the new settings and one line per problem.
+
+        A key ``raw`` leaves out takes its value from ``absent``: ``self`` by default (a
+        merge), the initial settings for a section that replaces the old one. A bad value
+        keeps the one in ``self``, whichever: the user mistyped, and what ran stays.
+        """
         if raw is None or raw == []:  # an empty Lua table arrives as a JSON list
             return self, []
         if not isinstance(raw, dict):
@@ -52,9 +63,10 @@ class Settings:
             try:
                 changes[f.name] = _PARSERS[f.name](raw[key])
             except Exception as e:  # a value no parser foresaw is still just a bad value
+                changes[f.name] = getattr(self, f.name)
                 problems.append(f"setting '{key}': {_reason(e)}; "
                                 f"keeping {_show(getattr(self, f.name))}")
-        return replace(self, **changes), problems
+        return replace(self if absent is None else absent, **changes), problems
 
     def rewriter_config(self, sampler: SamplerConfig) -> RewriterConfig:
         """Build the Rewriter's config for these settings over the engine's own sampler config."""

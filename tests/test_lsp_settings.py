@@ -21,7 +21,7 @@ from lsprotocol import types
 
 from remask.diffing.canvas import HOLE_SAMPLES
 from remask.infill.sampler import SamplerConfig
-from remask.lsp.settings import Settings
+from remask.lsp.settings import KINDS, Settings
 
 TEXT = "x = ???\n"
 INF = float("inf")  # what JSON's 1e999 reads as
@@ -75,6 +75,35 @@ async def test_configuration_change_applies_to_the_next_version(client):
     assert [d.range for d in holes] == [types.Range(pos(0, 4), pos(0, 7))]
     warnings = [m.message for m in client.messages[seen:]]
     assert len(warnings) == 1 and "candidates" in warnings[0] and "keeping 2" in warnings[0]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_setting_left_out_of_a_change_goes_back_to_its_initial_value(client):
+    """VS Code sends the whole section: a key missing from it was removed by the user."""
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"remask": {"candidates": 2}}))  # kinds removed: back to ["repair"]
+    change(client, 3, pos(0, 0), pos(0, 1), "z")
+    assert [d for d in await diagnostics_for(client, 3) if d.code == "hole"] == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_change_without_settings_keeps_them(client):
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"remask": {"kinds": ["hole"]}}))
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    change(client, 4, pos(0, 0), pos(0, 1), "w")
+    assert [d.code for d in await diagnostics_for(client, 4)] == ["hole"]
+
+
+def test_a_replacing_section_resets_what_it_leaves_out():
+    """Keys absent go to ``absent`` (the initial settings); a bad value keeps the current one."""
+    initial, _ = Settings().merge({"spanCap": 80})
+    current, _ = initial.merge({"spanCap": 90, "candidates": 3, "kinds": ["hole"]}, initial)
+    after, problems = current.merge({"remask": {"candidates": 0}}, initial)
+    assert (after.span_cap, after.kinds, after.candidates) == (80, KINDS, 3)
+    assert len(problems) == 1 and "keeping 3" in problems[0]
+    assert current.merge(None, initial) == (current, [])  # nothing sent: nothing changes
+    assert current.merge({}, initial) == (initial, [])  # an empty section: all initial
 
 
 def test_hole_samples_reach_the_rewriter():

@@ -108,6 +108,41 @@ def test_configure_reaches_the_running_server(nvim):
               ":find(\"setting 'candidates': must be between 1 and 16\", 1, true) ~= nil")
 
 
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_configure_keeps_what_an_earlier_configure_set(nvim):
+    """The server takes each didChangeConfiguration as the whole section: send all of it."""
+    nvim.attached()
+    nvim.lua("require('remask').configure({ kinds = { 'repair' } }) "
+             "require('remask').configure({ spanCap = 600 })")
+    nvim.lua("vim.api.nvim_buf_set_lines(0, -1, -1, true, { 'y = ???' })")
+    nvim.wait("return vim.tbl_contains(_G.T.published, ...)", nvim.version())
+    codes = nvim.lua("return vim.tbl_map(function(d) return d.code end, vim.diagnostic.get(0))")
+    assert "hole" not in codes  # kinds = { 'repair' } still holds
+
+
+# vim.lsp.inline_completion as Neovim 0.12 has it, standing in on 0.11: records each enable();
+# ``strict``, it refuses a filter naming both buffer and client, as early 0.12 builds did.
+INLINE_STUB = ("local strict = ... _G.T.enabled = {} "
+               "vim.lsp.inline_completion = { enable = function(on, filter) "
+               "  assert(not (strict and filter.bufnr and filter.client_id), 'exclusive') "
+               "  table.insert(_G.T.enabled, { on = on, bufnr = filter.bufnr or vim.NIL, "
+               "    client = filter.client_id ~= nil }) end }")
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
+def test_inline_completion_is_on_where_neovim_has_it(nvim, strict):
+    """0.12's built-in ghost text for remask's buffers; 0.11 (no such module) attaches as ever."""
+    nvim.attached()
+    assert nvim.lua("return vim.lsp.inline_completion == nil") == (
+        nvim.lua("return vim.fn.has('nvim-0.12') == 0"))
+    nvim.lua(INLINE_STUB, strict)
+    nvim.lua("vim.cmd('edit other.py')")  # attaches to a second buffer: on_attach runs again
+    buf = nvim.lua("return vim.api.nvim_get_current_buf()")
+    enabled = nvim.wait("return #_G.T.enabled > 0 and _G.T.enabled", timeout=30)
+    assert enabled == [{"on": True, "bufnr": buf, "client": not strict}]
+
+
 LIVE = ("local text, masked, stale, rows = ... "
         "local buf = vim.api.nvim_get_current_buf() "
         f"local version = {DOC_VERSION} "

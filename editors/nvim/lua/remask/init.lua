@@ -139,14 +139,29 @@ local function set_init_options()
   })
 end
 
---- Send new server settings (the server's spelling) to every running remask server; they
---- merge into the current ones, and the server reports any value it refuses. A server
---- started later (`:lsp restart`, a file in another project) starts with them too.
+--- Merge new server settings (the server's spelling) into the plugin's and send the whole set
+--- to every running remask server: a didChangeConfiguration replaces the server's section (a
+--- key left out goes back to its initial value), so sending only `settings` would undo earlier
+--- configure() calls. The server reports any value it refuses. A server started later
+--- (`:lsp restart`, a file in another project) starts with them too.
 function M.configure(settings)
   current = vim.tbl_extend("force", current, settings)
   set_init_options()
   for _, client in ipairs(vim.lsp.get_clients({ name = NAME })) do
-    client:notify("workspace/didChangeConfiguration", { settings = { remask = settings } })
+    client:notify("workspace/didChangeConfiguration", {
+      settings = { remask = next(current) and vim.deepcopy(current) or vim.empty_dict() },
+    })
+  end
+end
+
+--- Turn on `vim.lsp.inline_completion` (Neovim >= 0.12) for remask in this buffer. Some 0.12
+--- builds refuse a filter naming both the buffer and the client (the two were mutually
+--- exclusive until neovim#37690); there the buffer alone is named, which turns it on for every
+--- server in the buffer that offers inline completion, rather than raising in on_attach.
+local function enable_inline_completion(client, bufnr)
+  local ic = vim.lsp.inline_completion
+  if not pcall(ic.enable, true, { bufnr = bufnr, client_id = client.id }) then
+    ic.enable(true, { bufnr = bufnr })
   end
 end
 
@@ -171,7 +186,7 @@ function M.setup(opts)
     on_attach = function(client, bufnr)
       -- Neovim 0.12's ghost-text inline completion; on 0.11 :RemaskFill does the same on demand
       if opts.inline_completion and vim.lsp.inline_completion then
-        vim.lsp.inline_completion.enable(true, { bufnr = bufnr, client_id = client.id })
+        enable_inline_completion(client, bufnr)
       end
     end,
   })
