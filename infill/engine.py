@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,20 @@ from .sampler import SamplerConfig, StepTrace, Trace, generate
 
 BUNDLED = Path(__file__).with_name("bundled")
 BUNDLED_AR = Path(__file__).with_name("bundled-ar")
+
+
+_BREAK = re.compile(r"\r\n?")
+
+
+def as_learnt(text: str) -> str:
+    r"""``text`` with its line breaks as the model learnt them: CRLF and a lone CR read as LF.
+
+    The corpus is LF files, so a Windows file's ``\r\n`` put the model off its training: on
+    150 single-line HumanEval tasks, the same prompts with CRLF line breaks passed 18 against
+    28 with LF (the same fill on 31). Only what the model reads changes: its fills come back
+    with LF line breaks, and the caller writes them as the file does.
+    """
+    return _BREAK.sub("\n", text) if "\r" in text else text
 
 
 @dataclass
@@ -64,7 +79,8 @@ class Engine:
             else backend  # an AR engine ranks its candidates itself
         # An editor fills, re-fills and scores one span several times over the same prefix
         # and suffix: tokenizing a whole file again each time cost ~35 ms of a fill.
-        self._encode_cached = lru_cache(maxsize=8)(lambda text: tuple(self.tokenizer.encode(text)))
+        self._encode_cached = lru_cache(maxsize=8)(
+            lambda text: tuple(self.tokenizer.encode(as_learnt(text))))
 
     def _encode(self, text: str) -> list[int]:
         return list(self._encode_cached(text))
@@ -201,7 +217,7 @@ class Engine:
         added to ``trace`` when given.
         """
         return self._score_ids(self._encode(prefix), self._encode(suffix),
-                               [self.tokenizer.encode(m) for m in middles],
+                               [self.tokenizer.encode(as_learnt(m)) for m in middles],
                                sampler or self.sampler, trace)
 
     @torch.no_grad()
