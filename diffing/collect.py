@@ -15,6 +15,13 @@ from dataclasses import dataclass, field
 from .edits import ast_offset, line_starts
 from .signature import callee
 
+# The class of an object none of the file's classes made: what an import binds, a literal.
+# (The file's classes are scope ids, never negative.)
+NOT_OURS = -1
+# Expressions whose value is a built-in type's: their methods are no file's methods.
+_BUILT_IN = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Set, ast.Dict,
+             ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
 
 @dataclass
 class Scope:
@@ -247,6 +254,8 @@ class Collector(ast.NodeVisitor):
                     and self.scope.parent.kind == "class":
                 return Super(self.scope.parent.id)  # ``super().m``: a class above this one's
             return value.func.id, True  # ``A().show``: an A, where A is one of the file's classes
+        if isinstance(value, _BUILT_IN):
+            return NOT_OURS  # ``"a b".split(…)``, ``{}.items()``: no class of this file's
         if not isinstance(value, ast.Name):
             return None
         s: Scope | None = self.scope

@@ -221,6 +221,8 @@ class _Body:
         defs = sorted(reaching or {ENTRY})
         for d in defs[1:]:
             self.parent[self.find(d)] = self.find(defs[0])
+        if off in self.seen:  # read again (a loop's test on its second pass): one web still
+            self.parent[self.find(self.seen[off])] = self.find(defs[0])
         self.seen[off], self.names[off] = defs[0], name
 
     # statements ------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ def param_use_spans(text: str, change: SignatureChange) -> list[Span]:
                and n.lineno == change.line and n.name == change.name), None)
     if fn is None or fn.body[0].lineno == fn.lineno:
         return []  # a body on the def's own line: nowhere to put anything
-    site = _Site(text, line_starts(text), fn, change)
+    site = _Site(text, line_starts(text), fn, change, tree)
     old = {p.name: p for p in change.old}
     keeps_all = old.keys() <= {p.name for p in change.new}
     spans: list[Span] = []
@@ -94,11 +94,14 @@ def _reads_parameter(fn: ast.FunctionDef, name: str) -> bool:
 class _Site:
     """The function whose parameters changed, with the text around it; one method a rule."""
 
-    def __init__(self, text: str, starts: list[int], fn: ast.FunctionDef, change: SignatureChange
-                 ) -> None:
+    def __init__(self, text: str, starts: list[int], fn: ast.FunctionDef, change: SignatureChange,
+                 tree: ast.Module) -> None:
         self.text, self.starts, self.fn, self.change = text, starts, fn, change
         self.params = [p.name for p in change.new]
         self.limit = line_limit(text)
+        defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        names = [d.name for d in defs]
+        self.module_defs = {d.name: d for d in defs if names.count(d.name) == 1}
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         return (ast_offset(self.text, self.starts, node.lineno, node.col_offset),
@@ -167,6 +170,9 @@ class _Site:
         passed += [k.value.id for k in call.keywords if isinstance(k.value, ast.Name) and
                    k.arg in (k.value.id, None)]
         n = len({x for x in passed if x in self.params and x not in _SELF})
+        target = self.module_defs.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        if target is not None and not _takes(target, p.name):
+            return 0  # the file's own def of that name: passing it one would be a TypeError
         if callee(call) == self.fn.name and (n or p.kind in ("vararg", "kwarg")):
             return n + 1.5  # a delegating call (super().__init__, self._inner.read) is worth
             # one and a half forwarded parameters: a call forwarding two more still wins
@@ -301,6 +307,13 @@ def _tests_none(fn: ast.FunctionDef, name: str) -> bool:
                 isinstance(n.values[0], ast.Name) and n.values[0].id == name:
             return True
     return False
+
+
+def _takes(fn: ast.FunctionDef, name: str) -> bool:
+    """Whether a call may pass ``fn`` an argument ``name`` (by name, or into ``*``/``**``)."""
+    a = fn.args
+    return a.vararg is not None or a.kwarg is not None or \
+        name in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
 
 
 def _walk(fn: ast.FunctionDef) -> Iterator[ast.AST]:

@@ -212,7 +212,8 @@ class Rewriter:
             s, e = span.start + shift, span.end + shift
             choices, model, trace = self._choices(current, s, e, span, baseline, path, cancel,
                                                   on_step, quick)
-            traces.append(trace)
+            if trace:  # none: no model call (a span past the cap)
+                traces.append(trace)
             if not choices or not (choices[0].text + current[s:e]).strip():
                 sources.append(None)  # nothing, or blanks where there were blanks: no edit
                 continue
@@ -261,6 +262,9 @@ class Rewriter:
         Mechanical candidates that validate come first (the edit determines them); the
         model's candidates follow by score.
         """
+        if not span.model:  # past the edit's cap: what the edit determines, no model pass
+            # and no parse a span (hundreds of references): the proposal is checked whole
+            return [_Choice(span.mechanical[0], "mechanical", 0.0)], None, {}
         strict = python_ok(placeholders(text, self.config.marker), path, None)
         mech = [m for m in dict.fromkeys(span.mechanical)
                 if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]

@@ -11,11 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from .collect import Collector, Raw, Scope, Super
+from .collect import NOT_OURS, Collector, Raw, Scope, Super
 from .edits import parse_python
 from .flow import webs
-
-NOT_OURS = -1  # the class of what an import binds: none of the file's own (their ids are scope ids)
 
 
 @dataclass(frozen=True)

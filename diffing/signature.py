@@ -46,6 +46,12 @@ class SignatureChange:
     line: int = 0  # the def's line in the text after the edit
 
     @property
+    def in_class(self) -> bool:
+        """Defined in a class body (a staticmethod too): called through the class or an object."""
+        head = self.qualname.rpartition(".")[0]
+        return bool(head) and not head.endswith("<locals>")
+
+    @property
     def subkind(self) -> str:
         """The real-edits labels: add-param, remove-param, rename-param or other."""
         o, n = [p.name for p in self.old], [p.name for p in self.new]

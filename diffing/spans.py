@@ -128,8 +128,10 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
 def _other_callee(after: str, change: SignatureChange) -> Callable[[int], bool] | None:
     """Whether the function called by the name at an offset is not the changed def.
 
-    ``obj.name(…)``: a method of another class, as far as classes tell; ``name(…)``: another
-    binding of the name (a parameter ``f``, a nested def of the same name, ``f = print``).
+    ``obj.name(…)``: a method of another class, as far as classes tell, and never a plain
+    function (``sep.join(p)`` is no call of the file's ``join``); ``name(…)``: another binding
+    of the name (a parameter ``f``, a nested def of the same name, ``f = print``), and never
+    a method, which is called through its object (but ``__init__`` is, as its class ``C(…)``).
     """
     index = scope_index(after)
     if index is None:
@@ -139,16 +141,17 @@ def _other_callee(after: str, change: SignatureChange) -> Callable[[int], bool] 
                  and _line_of(starts, o.start) == change.line), None)
     if home is None:
         return None
-    by_name = not change.method  # a method is called through its object
-    same = {r.start for r in index.references(home)} if by_name else set()
+    in_class = change.in_class
+    same = set() if in_class else {r.start for r in index.references(home)}
 
     def elsewhere(at: int) -> bool:
         o = index.at(at)
         if o is None:
             return False
         if o.kind == "attribute-use":
-            return not index.may_share(home, o) or index.overridden(home.key[1], o, change.name)
-        return by_name and o.start not in same
+            return not in_class or not index.may_share(home, o) \
+                or index.overridden(home.key[1], o, change.name)
+        return o.name == change.name if in_class else o.start not in same
     return elsewhere
 
 
@@ -356,6 +359,11 @@ def merge_and_cap(spans: list[Span], cap: int, anchor: int) -> list[Span]:
     """Merge overlapping spans of one kind; keep those nearest ``anchor`` within ``cap`` chars.
 
     Rename spans are not merged with each other: each is one reference with its own new name.
+    Past the cap, the references and call sites an edit determines are kept for their
+    mechanical candidates alone (``model=False``): dropped, a rename used 200 times left 190
+    reads of a name nothing binds, and a call site the cap left out a TypeError or, past a new
+    parameter before ``*args``, arguments silently shifted (four of 526 parameters added in
+    the standard library).
     """
     merged: list[Span] = []
     for s in sorted(spans, key=lambda s: (s.kind, s.start, s.end)):
@@ -369,6 +377,8 @@ def merge_and_cap(spans: list[Span], cap: int, anchor: int) -> list[Span]:
         if used + (s.end - s.start) <= cap:
             kept.append(s)
             used += s.end - s.start
+        elif s.kind in ("rename", "signature") and s.mechanical:
+            kept.append(replace(s, model=False))
     return sorted(kept, key=lambda s: (s.start, s.end))
 
 

@@ -563,3 +563,13 @@ def test_a_fill_that_leaves_the_code_after_it_dead_ranks_last(engine):
                                                                       max_steps=8))
     assert res.scores["return s"] == res.scores["words.sort()"]
     assert res.candidates == ["words.sort()", "return s"] and res.text == "words.sort()"
+
+
+def test_references_past_the_span_cap_are_renamed_without_the_model(engine):
+    """Only ``span_cap`` characters are denoised; a rename is still never left half done."""
+    before = "v = 1\n" + "".join(f"print(v, {i})\n" for i in range(40))
+    after = before.replace("v = 1", "w = 1", 1)
+    rw = Rewriter(engine, RewriterConfig(span_cap=5))
+    (p,) = rw.propose(before, after, "m.py")
+    assert p.text == after.replace("print(v,", "print(w,")
+    assert p.trace["sources"] == ["mechanical"] * 40 and p.trace["calls"] == 5

@@ -324,11 +324,21 @@ def test_prose_after_a_hole_in_the_same_f_string_stays_prose():
     assert [s.start for s in marker_spans(text, "???")] == [text.index("???")]
 
 
-def test_spans_are_capped():
+def test_spans_are_capped_but_no_rename_or_call_site_is_left_half_done():
     before = "v = 1\n" + "".join(f"print(v, {i})\n" for i in range(200))
     after = before.replace("v = 1", "w = 1", 1)
     spans = affected_spans(before, after, cap=10)
-    assert sum(s.end - s.start for s in spans) <= 10 and len(spans) == 10
+    denoised = [s for s in spans if s.model]
+    assert sum(s.end - s.start for s in denoised) <= 10 and len(denoised) == 10
+    # the nearest ones are denoised; the others the edit determines are still followed up
+    assert max(s.start for s in denoised) < min(s.start for s in spans if not s.model)
+    assert len(spans) == 200 and all(s.mechanical == ("w",) for s in spans)
+    # a call site past the cap: left out, its first argument would bind the new parameter
+    names = ", ".join(repr(f"NAME_{i:03d}") for i in range(70))
+    before = f"def codes(*names):\n    return names\n\n\nA = codes({names})\n"
+    after = before.replace("codes(*names)", "codes(extra, *names)")
+    (call,) = affected_spans(before, after)
+    assert not call.model and call.mechanical[0].startswith("extra, 'NAME_000'")
 
 
 def test_non_ascii_crlf_and_tabs():
@@ -542,9 +552,34 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "super().__init__()",
      "class A:\n    def __init__(self, x):\n        super().__init__()\n        self.x = x\n\n\n"
      "class B(A):\n    def __init__(self, x, y):\n        super().__init__(x)\n"),
+    # found by renaming and adding parameters all over the standard library:
+    # a plain function is never called as obj.f(…), a literal's method is none of ours
+    ("def split(p):\n    return p\n\n\nprint(split('a'), 'a b'.split(' '), {}.items())\n",
+     "def split(p)", "def split(p, q)",
+     "def split(p, q):\n    return p\n\n\nprint(split('a', q), 'a b'.split(' '), {}.items())\n"),
+    ("class D:\n    def items(self, x):\n        return x\n\n\nprint(D().items(1), {}.items())\n",
+     "def items(self, x)", "def items(self, x, y)",
+     "class D:\n    def items(self, x, y):\n        return x\n\n\n"
+     "print(D().items(1, y), {}.items())\n"),
+    # a method is never called as f(…): that is the module's function of the name
+    ("def parse(src):\n    return src\n\n\nclass Tree:\n    def parse(self, src):\n"
+     "        return parse(src)\n\n\nTree().parse('a')\n",
+     "def parse(self, src)", "def parse(self, src, strict)",
+     "def parse(src):\n    return src\n\n\nclass Tree:\n    def parse(self, src, strict):\n"
+     "        return parse(src)\n\n\nTree().parse('a', strict)\n"),
+    # a staticmethod is a method all the same: called through its class or an object
+    ("class U:\n    @staticmethod\n    def fmt(s, width):\n        return s\n\n\n"
+     "U.fmt('a', 3)\nU().fmt('b', 4)\n", "def fmt(s, width)", "def fmt(s)",
+     "class U:\n    @staticmethod\n    def fmt(s):\n        return s\n\n\n"
+     "U.fmt('a')\nU().fmt('b')\n"),
+    # a while test read on every pass: the parameter and the walrus are one variable
+    ("def top(node):\n    while node := node.parent:\n        pass\n    return node\n",
+     "def top(node)", "def top(n)",
+     "def top(n):\n    while n := n.parent:\n        pass\n    return n\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
-        "override-signature", "override-keyword", "subclass-super-init"])
+        "override-signature", "override-keyword", "subclass-super-init", "function-not-attr",
+        "literal-receiver", "method-not-bare-name", "staticmethod", "walrus-in-while"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
