@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 
@@ -167,11 +168,24 @@ def parse_python(text: str) -> ast.Module:
 
     Also for code nested deeper than Python's parser recurses (``1 + 1 + …`` three thousand
     times): Python could not run it either, and every caller already handles SyntaxError.
+    The tree is shared, so read-only: one keystroke's follow-ups (signature, scopes, flow,
+    mentions, parameter uses) parsed the same text seven times, 0.2 s of a 3,000-line file's
+    0.85 s.
     """
+    tree = _parsed(text)
+    if isinstance(tree, SyntaxError):
+        raise SyntaxError(*tree.args)  # a new one each time: a raise adds to its traceback
+    return tree
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str) -> ast.Module | SyntaxError:
     try:
         return ast.parse(python_source(text))
+    except SyntaxError as e:
+        return e
     except RecursionError:
-        raise SyntaxError("too deeply nested for Python's parser") from None
+        return SyntaxError("too deeply nested for Python's parser")
 
 
 def ast_offset(text: str, starts: list[int], lineno: int, col: int) -> int:

@@ -15,7 +15,7 @@ obj)``). A changed ``__init__`` is called as its class. Model-free: plain ``ast`
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .arglist import insert_arguments, line_limit
@@ -227,12 +227,26 @@ def _apply(inner: str, edits: list[tuple[int, int, str]]) -> str | None:
     return "".join(out) + inner[pos:]
 
 
+def _statements(node: ast.AST) -> Iterator[ast.stmt]:
+    """The statements of ``node``'s blocks (body, else, except clauses, cases…), in order.
+
+    A def is a statement, so a walk for defs never reads an expression: most of the nodes.
+    """
+    for name in node._fields:
+        value = getattr(node, name)
+        if name in ("handlers", "cases"):  # except clauses, match cases: their bodies
+            for clause in value:
+                yield from clause.body
+        elif isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            yield from value
+
+
 def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool]]:
     out: dict[tuple[str, int], tuple[ast.FunctionDef, bool]] = {}
     seen: dict[str, int] = {}
 
     def walk(node: ast.AST, prefix: str, in_class: bool) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in _statements(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 q = prefix + child.name
                 seen[q] = seen.get(q, -1) + 1
