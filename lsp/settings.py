@@ -36,7 +36,7 @@ class Settings:
     debounce_ms: int = 50  # quiet time after a change before spans are mapped and denoised
     commit_threshold: float = 0.9  # the sampler commits every masked token this confident
     line_commit_threshold: float = 0.5  # the same for one-line holes (RewriterConfig says why)
-    span_cap: int = 600  # characters: longer spans are not offered
+    span_cap: int = 600  # characters denoised per edit (what the edit determines goes past it)
     candidates: int = 1  # canvases denoised per span
     hole_samples: int = HOLE_SAMPLES  # drawn rows for a hole filled on request (0: none)
     kinds: frozenset[str] = field(default=KINDS)  # which proposal kinds are on
