@@ -140,6 +140,11 @@ def _trim(old: str, new: str, a: int, b: int, c: int, d: int) -> TextEdit:
     return TextEdit(a, b, new[c:d])
 
 
+def word_char(c: str) -> bool:
+    """Whether ``c`` may be part of a Python name (a letter, a digit, an underscore)."""
+    return c.isalnum() or c == "_"
+
+
 def line_starts(text: str) -> list[int]:
     """Return the offsets where lines start, splitting on CRLF, LF and a lone CR."""
     starts = [0]

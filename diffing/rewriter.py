@@ -30,9 +30,10 @@ from .checks import faults, fresh, merge_traces, python_ok, same_statement, titl
 from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
+from .holes import cursor_hole, marker_spans
 from .proposal import Proposal, Span
 from .repair import Unit, classic_repairs, mechanical_repairs, units_from_errors
-from .spans import affected_spans, cursor_hole, marker_spans, repair_units
+from .spans import affected_spans, repair_units
 from .syntax import Document, error_signature, new_errors, parse, placeholders
 from .verify import Checkout, by_rank_sum
 

@@ -11,8 +11,8 @@ from remask.diffing.canvas import (
     LINE_TOKENS,
     sampler_for,
 )
+from remask.diffing.holes import cursor_hole
 from remask.diffing.proposal import Span
-from remask.diffing.spans import cursor_hole
 from remask.infill.engine import BUNDLED
 from remask.infill.sampler import SamplerConfig
 from remask.infill.tokenizer import Tokenizer

@@ -11,9 +11,9 @@ from scripted import PerLength, Scripted
 from remask.diffing import denoise as denoise_module
 from remask.diffing.canvas import HOLE_SAMPLES, sampler_for
 from remask.diffing.checks import faults
+from remask.diffing.holes import cursor_hole
 from remask.diffing.indent import COPIED, indent_levels, reindented, starts_blank_line
 from remask.diffing.rewriter import Rewriter
-from remask.diffing.spans import cursor_hole
 from remask.infill.engine import Engine
 from remask.infill.sampler import SamplerConfig
 

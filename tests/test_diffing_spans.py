@@ -8,12 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remask.diffing.spans import (
-    affected_spans,
-    cursor_hole,
-    find_change,
-    marker_spans,
-)
+from remask.diffing.holes import cursor_hole, marker_spans
+from remask.diffing.spans import MODEL_SPANS, affected_spans, find_change
 
 SRC = '''def total(items, scale):
     acc = 0
@@ -333,6 +329,9 @@ def test_spans_are_capped_but_no_rename_or_call_site_is_left_half_done():
     # the nearest ones are denoised; the others the edit determines are still followed up
     assert max(s.start for s in denoised) < min(s.start for s in spans if not s.model)
     assert len(spans) == 200 and all(s.mechanical == ("w",) for s in spans)
+    # a one-letter name: its characters alone would allow 600 model fills, a minute's worth
+    spans = affected_spans(before, after)
+    assert len(spans) == 200 and sum(s.model for s in spans) == MODEL_SPANS
     # a call site past the cap: left out, its first argument would bind the new parameter
     names = ", ".join(repr(f"NAME_{i:03d}") for i in range(70))
     before = f"def codes(*names):\n    return names\n\n\nA = codes({names})\n"
