@@ -231,7 +231,9 @@ class Rewriter:
         strict = python_ok(probe, path, None)
         if current == text or not self._keeps_syntax(baseline, current, path, strict):
             return None
+        # the model's own file, where it wrote every span (past the caps it was not asked)
         alts = [model_text] if model_text not in (text, current) and \
+            all(s.model for s in done) and \
             self._keeps_syntax(baseline, model_text, path, strict) else []
         model_only = "same" if model_text == current else "alternative" if alts else "none"
         trace = {**merge_traces(traces), "sources": sources, "model_agrees": agree,

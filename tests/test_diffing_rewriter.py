@@ -574,3 +574,9 @@ def test_references_past_the_span_cap_are_renamed_without_the_model(engine):
     (p,) = rw.propose(before, after, "m.py")
     assert p.text == after.replace("print(v,", "print(w,")
     assert p.trace["sources"] == ["mechanical"] * 40 and p.trace["calls"] == 5
+    # a model that writes the new name too: its own file would rename only where it was
+    # asked, half a rename offered as the alternative
+    agrees = Rewriter(Engine(Scripted(engine.tokenizer, engine.tokenizer.encode("w"))),
+                      RewriterConfig(span_cap=5))
+    (p,) = agrees.propose(before, after, "m.py")
+    assert p.text == after.replace("print(v,", "print(w,") and p.alternatives == []
