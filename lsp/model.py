@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from remask.diffing.proposal import Span
-from remask.diffing.rewriter import Rewriter, RewriterConfig
+from remask.diffing.rewriter import Rewriter
 from remask.diffing.spans import affected_spans
 from remask.infill.engine import Engine, load_engine
 from remask.infill.sampler import SamplerConfig
@@ -26,7 +26,6 @@ class Model:
         self.engine: Engine | None = None
         self.error: str | None = None
         self.rewriter: Rewriter | None = None
-        self.config = RewriterConfig()
         self._source: object = ()  # the directory the engine came from; () = never loaded
 
     def configure(self, settings: Settings) -> str | None:
@@ -45,15 +44,19 @@ class Model:
                 self.engine = None
                 reason = str(e).splitlines()[0] if str(e) else repr(e)
                 self.error = f"cannot load model {name}: {reason}"
-        self.config = settings.rewriter_config(
-            self.engine.sampler if self.engine is not None else SamplerConfig())
-        self.rewriter = Rewriter(self.engine, self.config) if self.engine is not None else None
+        self.rewriter = Rewriter(self.engine, settings.rewriter_config(self.engine.sampler)) \
+            if self.engine is not None else None
         return self.error if tried else None
 
-    def spans(self, before: str, after: str, path: str | None, cursor: int | None) -> list[Span]:
-        """Spans the edit affects; model-free, so they are there even without a model."""
-        if self.rewriter is not None:
-            return self.rewriter.spans(before, after, path, cursor)
-        c = self.config
+    @staticmethod
+    def spans(before: str, after: str, path: str | None, cursor: int | None,
+              settings: Settings) -> list[Span]:
+        """Spans the edit affects, for ``settings`` as they are now; no model needed.
+
+        Not the Rewriter's config: the model thread rebuilds that after a settings change,
+        maybe behind a fill, and hints computed meanwhile showed kinds the user had just
+        turned off (seen under load in CI).
+        """
+        c = settings.rewriter_config(SamplerConfig())
         return affected_spans(before, after, path, cursor, kinds=c.kinds, marker=c.marker,
                               cap=c.span_cap)

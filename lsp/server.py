@@ -106,7 +106,8 @@ async def analyze(state: DocState) -> None:
         # No cursor: the hole at the cursor is inline completion's (asked per keystroke); as a
         # hint it would sit at every line end being typed, and denoising it here too would
         # double the model's work while the user types.
-        spans = await asyncio.to_thread(ls.model.spans, before, text, state.path, None)
+        spans = await asyncio.to_thread(ls.model.spans, before, text, state.path, None,
+                                        ls.settings)
         publish(ls, state, v, text, spans)
         proposals = await propose(ls, state, v, before, text, spans)
     except Exception as e:  # a bug below costs this analysis, never the server
