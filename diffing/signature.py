@@ -154,16 +154,21 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
     """
     starred = any(isinstance(a, ast.Starred) for a in call.args) or \
         any(k.arg is None for k in call.keywords)
-    items = [(_offset(text, starts, n.lineno, n.col_offset) - base,
-              _offset(text, starts, n.end_lineno, n.end_col_offset) - base)
-             for n in [*call.args, *call.keywords]]
     inner = text[base:_offset(text, starts, call.end_lineno, call.end_col_offset) - 1]
+    # a lone generator argument's range takes in the call's own parentheses: ``f(x for x in y)``
+    items = [(max(_offset(text, starts, n.lineno, n.col_offset) - base, 0),
+              min(_offset(text, starts, n.end_lineno, n.end_col_offset) - base, len(inner)))
+             for n in [*call.args, *call.keywords]]
+    bare = len(call.args) == 1 and isinstance(call.args[0], ast.GeneratorExp) \
+        and items[0] == (0, len(inner)) and not inner.lstrip().startswith("(")
     bound = _binds_first(call, change)
     old_pos = [p.name for p in change.old if p.kind in _POSITIONAL][int(bound):]
     new_pos = [p.name for p in change.new if p.kind in _POSITIONAL][int(bound):]
     kw_index = {k.arg: len(call.args) + i for i, k in enumerate(call.keywords)}
     edits: list[tuple[int, int, str]] = []
     old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
+    if not starred and old_pos != new_pos and sorted(old_pos) == sorted(new_pos):
+        return _named_from_first_move(inner, items, len(call.args), old_pos, new_pos, change)
     if change.subkind == "rename-param":
         for p, b in zip(change.old, new_names, strict=True):
             a = p.name  # only these are passed by keyword: ``f(kw=1)`` puts kw in a **kw
@@ -186,11 +191,34 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
             k, new = _place(len(items), len(call.args), old_pos, new_pos, p)
             groups.setdefault(k, []).append(new)
         absolute = [(a + base, b + base) for a, b in items]
+        if groups and bare:  # another argument beside it: it needs parentheses of its own
+            edits += [(0, 0, "("), (items[0][1], items[0][1], ")")]
         for k, news in groups.items():
             at, insert = insert_arguments(text, absolute, k, news, base - 1,
                                           base + len(inner), limit)
             edits.append((at - base, at - base, insert))
     return _apply(inner, edits)
+
+
+def _named_from_first_move(inner: str, items: list[tuple[int, int]], n_call: int,
+                           old_pos: list[str], new_pos: list[str], change: SignatureChange
+                           ) -> str | None:
+    """The argument list for parameters put in another order: each argument keeps its value.
+
+    Positional arguments from the first whose parameter moved on are passed by name, in the
+    order they are written, so they are evaluated as before (``diff(5, 3)`` after ``def
+    diff(b, a)``: ``diff(a=5, b=3)``); None where that cannot be said (a positional-only
+    parameter among them, more arguments than parameters: a ``*args``).
+    """
+    first = next((i for i in range(min(n_call, len(old_pos))) if old_pos[i] != new_pos[i]),
+                 None)
+    if first is None:
+        return inner  # the parameters that moved are not passed positionally here
+    kinds = {p.name: p.kind for p in change.new}
+    if n_call > len(old_pos) or any(kinds[n] != "pos" for n in old_pos[first:n_call]):
+        return None
+    return _apply(inner, [(items[i][0], items[i][0], f"{old_pos[i]}=")
+                          for i in range(first, n_call)])
 
 
 def _place(n_items: int, n_call: int, old_pos: list[str], new_pos: list[str],

@@ -571,6 +571,22 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "U.fmt('a', 3)\nU().fmt('b', 4)\n", "def fmt(s, width)", "def fmt(s)",
      "class U:\n    @staticmethod\n    def fmt(s):\n        return s\n\n\n"
      "U.fmt('a')\nU().fmt('b')\n"),
+    # parameters put in another order: positional arguments keep their values, by name
+    ("def diff(a, b):\n    return a - b\n\n\nprint(diff(5, 3), diff(a=1, b=2), diff(1, b=2))\n",
+     "def diff(a, b)", "def diff(b, a)",
+     "def diff(b, a):\n    return a - b\n\n\n"
+     "print(diff(a=5, b=3), diff(a=1, b=2), diff(a=1, b=2))\n"),
+    ("class P:\n    def join(self, head, tail):\n        return head + tail\n\n"
+     "    def go(self):\n        return self.join('/', 'x')\n", "join(self, head, tail)",
+     "join(self, tail, head)", "class P:\n    def join(self, tail, head):\n"
+     "        return head + tail\n\n    def go(self):\n"
+     "        return self.join(head='/', tail='x')\n"),
+    # a generator, the call's only argument: its range takes in the call's parentheses
+    ("def total(data):\n    return 0\n\n\nprint(total(x for x in y), total([1]))\n",
+     "total(data)", "total()", "def total():\n    return 0\n\n\nprint(total(), total())\n"),
+    ("def total(data):\n    return 0\n\n\nprint(total(x for x in y))\n", "total(data)",
+     "total(data, start)",
+     "def total(data, start):\n    return 0\n\n\nprint(total((x for x in y), start))\n"),
     # a while test read on every pass: the parameter and the walrus are one variable
     ("def top(node):\n    while node := node.parent:\n        pass\n    return node\n",
      "def top(node)", "def top(n)",
@@ -579,6 +595,7 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
         "override-signature", "override-keyword", "subclass-super-init", "function-not-attr",
-        "literal-receiver", "method-not-bare-name", "staticmethod", "walrus-in-while"])
+        "literal-receiver", "method-not-bare-name", "staticmethod", "reorder-positional",
+        "reorder-method", "generator-removed", "generator-added", "walrus-in-while"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
