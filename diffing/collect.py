@@ -242,12 +242,14 @@ class Collector(ast.NodeVisitor):
         self.add(node.attr, start, binding, "attribute" if binding else "attribute-use",
                  owner=self._receiver_class(node.value))
 
-    def _receiver_class(self, value: ast.expr) -> int | tuple[str, bool] | Super | None:
+    def _receiver_class(self, value: ast.expr) -> int | tuple | Super | None:
         """The class of ``value``: the class's id for a method's ``self`` / ``cls``.
 
         For another name, or a call of one (``A()``), the name and whether it is called,
-        which :func:`_class_of_name` resolves once the whole file is read (annotations,
-        classes and ``= C(…)`` bindings may come later); None for any other expression.
+        which :func:`scopes._class_of_name` resolves once the whole file is read
+        (annotations, classes and ``= C(…)`` bindings may come later); for an attribute
+        chain, its root name, not called, and True (``NOT_OURS`` where an import binds it);
+        NOT_OURS for a literal; None for any other expression.
         """
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
             if value.func.id == "super" and self.scope.parent is not None \
@@ -256,6 +258,11 @@ class Collector(ast.NodeVisitor):
             return value.func.id, True  # ``A().show``: an A, where A is one of the file's classes
         if isinstance(value, _BUILT_IN):
             return NOT_OURS  # ``"a b".split(…)``, ``{}.items()``: no class of this file's
+        if isinstance(value, ast.Attribute):  # ``sys.stdout.write``: what an import holds
+            root = value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            return (root.id, False, True) if isinstance(root, ast.Name) else None
         if not isinstance(value, ast.Name):
             return None
         s: Scope | None = self.scope

@@ -186,8 +186,8 @@ def _callees(fn: Scope) -> tuple:
     return out
 
 
-def _class_of_name(scope: Scope, name: str, called: bool, classes: dict[str, list[int]]
-                   ) -> int | None:
+def _class_of_name(scope: Scope, name: str, called: bool, classes: dict[str, list[int]],
+                   through: bool = False) -> int | None:
     """The file's class whose instance ``name`` (or, ``called``, ``name(…)``) is, or is.
 
     A module-level class itself (``Config.size``, and ``A()`` an instance of it); else, not
@@ -197,6 +197,8 @@ def _class_of_name(scope: Scope, name: str, called: bool, classes: dict[str, lis
     scope = _owner(scope, name)
     if name in scope.imported:  # a module, or what another file defines
         return NOT_OURS
+    if through:  # an attribute of the name's object (``self.x.m``): of a class unknown
+        return None
     hint = name if scope.kind == "module" and name in classes else None
     if hint is None and not called:
         made = scope.made.get(name, set())

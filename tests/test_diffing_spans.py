@@ -560,6 +560,11 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "def items(self, x)", "def items(self, x, y)",
      "class D:\n    def items(self, x, y):\n        return x\n\n\n"
      "print(D().items(1, y), {}.items())\n"),
+    # an attribute of what an import binds is none of the file's: sys.stdout.write
+    ("import sys\n\n\nclass Log:\n    def write(self, text, end):\n        sys.stdout.write(end)"
+     "\n\n\nLog().write('a', 'b')\n", "def write(self, text, end)", "def write(self, end)",
+     "import sys\n\n\nclass Log:\n    def write(self, end):\n        sys.stdout.write(end)"
+     "\n\n\nLog().write('b')\n"),
     # a method is never called as f(…): that is the module's function of the name
     ("def parse(src):\n    return src\n\n\nclass Tree:\n    def parse(self, src):\n"
      "        return parse(src)\n\n\nTree().parse('a')\n",
@@ -595,7 +600,8 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
         "override-signature", "override-keyword", "subclass-super-init", "function-not-attr",
-        "literal-receiver", "method-not-bare-name", "staticmethod", "reorder-positional",
-        "reorder-method", "generator-removed", "generator-added", "walrus-in-while"])
+        "literal-receiver", "import-chain-receiver", "method-not-bare-name", "staticmethod",
+        "reorder-positional", "reorder-method", "generator-removed", "generator-added",
+        "walrus-in-while"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
