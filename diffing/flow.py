@@ -71,17 +71,28 @@ def reads_before_binding(text: str, at: int) -> int:
     lines parse alone: a ranking checks every candidate, and parsing a 6,000-line file
     costs ~30 ms. Text that does not parse and bodies the pass does not model count 0.
     """
+    return len(unbound_reads(text, at))
+
+
+def unbound_reads(text: str, at: int) -> dict[int, str]:
+    """Where :func:`reads_before_binding`'s reads are: offset in ``text`` → name.
+
+    A parameter removed from a def whose body also binds it (``if memo is None: memo = {}``)
+    leaves such reads: the name stays the function's, so no module-level name answers them.
+    """
     found = innermost_def(text, at)
     if found is None:
-        return 0
-    text, at, tree, owner = found
-    walker = _Body(text, line_starts(text))
+        return {}
+    alone, alone_at, tree, owner = found
+    walker = _Body(alone, line_starts(alone))
     try:
         walker.run_owner(owner, owner.body)
     except _Unanalyzable:
-        return 0
+        return {}
     outside = BUILTINS if owner is tree else frozenset()
-    return sum(1 for off in walker.unreached if walker.names[off] in walker.bound - outside)
+    shift = at - alone_at  # the function was parsed alone: its offsets from its own start
+    return {off + shift: walker.names[off] for off in walker.unreached
+            if walker.names[off] in walker.bound - outside}
 
 
 @lru_cache(maxsize=16)

@@ -605,3 +605,13 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
         "walrus-in-while"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
+
+
+def test_a_removed_parameter_the_body_binds_later_is_a_dangling_read():
+    """``memo`` stays the function's: its read before ``memo = {}`` is an UnboundLocalError."""
+    before = ("def deepcopy(x, memo=None):\n    if memo is None:\n        memo = {}\n"
+              "    return memo.get(id(x), x)\n\n\ndeepcopy(1, {})\n")
+    after = before.replace("def deepcopy(x, memo=None)", "def deepcopy(x)")
+    spans = affected_spans(before, after)
+    assert [(s.kind, after[s.start:s.end]) for s in spans] == [
+        ("dangling", "if memo is None"), ("signature", "1, {}")]
