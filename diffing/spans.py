@@ -13,6 +13,7 @@ import ast
 import bisect
 import builtins
 import keyword
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
@@ -173,13 +174,16 @@ def signature_spans(after: str, change: SignatureChange, ch: Change) -> list[Spa
 
 
 def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange | None,
-                   cap: int) -> list[Span]:
+                   cap: int, calls: list[Span] = ()) -> list[Span]:
     """Return the statements still using a name whose binding the edit removed.
 
     E.g. ``i`` after ``for i in range(len(xs))`` became ``for x in xs``. A removed
     parameter's default stands in for its reads (:mod:`.defaults`), even where a builtin
     or a module-level name of that name would now answer them (a removed ``format``
     parameter's reads read the builtin; sympy's ``simplify=True``, the imported function).
+    A read in an argument a call site's update (``calls``) drops goes with it: answered
+    too, it was a second edit of that call, which clashed and cost the whole follow-up
+    (``walk(top, depth=depth - 1)`` in a recursive ``walk`` that lost ``depth``).
     """
     old, new = scope_index(before), scope_index(after)
     if old is None or new is None:
@@ -192,7 +196,7 @@ def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange 
             if o.start <= ch.old_end and o.end >= ch.start and o.key[0] == "name"}
     module = {o.name for o in new.bindings() if o.key[:2] == ("name", 0)}
     reads = [o for o in new.occurrences if o.name in lost and o.kind == "use"
-             and o.key[:2] == ("name", 0)]
+             and o.key[:2] == ("name", 0) and not _dropped(calls, o.start, o.name)]
     starts = line_starts(after)
     spans = [] if change is None else [
         s for s in default_spans(after, tree, starts, change, {o.start for o in reads},
@@ -201,7 +205,8 @@ def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange 
     answered = list(spans)  # by a default; the rest go to the model, statement by statement
     unbound = [(o.start, o.name) for o in reads if o.name not in module
                and o.name not in _BUILTINS]
-    unbound += _unbound_locals(after, tree, starts, change, lost)
+    unbound += [(at, name) for at, name in _unbound_locals(after, tree, starts, change, lost)
+                if not _dropped(calls, at, name)]
     for at, name in unbound:
         if not any(s.start <= at < s.end for s in answered):
             s, e, line = _statement(after, starts, tree, at)
@@ -209,6 +214,12 @@ def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange 
                 spans.append(Span(a, b, "dangling",
                                   f"line {line} uses '{name}', no longer bound by the edit"))
     return spans
+
+
+def _dropped(calls: list[Span], at: int, name: str) -> bool:
+    """Whether a call site's update leaves out the read of ``name`` at ``at``."""
+    return any(s.start <= at < s.end and s.mechanical
+               and not re.search(rf"\b{re.escape(name)}\b", s.mechanical[0]) for s in calls)
 
 
 def _unbound_locals(after: str, tree: ast.Module, starts: list[int],
@@ -302,12 +313,11 @@ def _follow_ups(before: str, after: str, kinds: frozenset[str], cap: int) -> lis
     renames = rename_spans(before, after, ch) if "rename" in kinds else []
     if renames:
         return renames
-    spans: list[Span] = []
     change = signature_change(before, after) if kinds & {"signature", "dangling"} else None
-    if "signature" in kinds and change is not None:
-        spans += signature_spans(after, change, ch)
+    calls = signature_spans(after, change, ch) if change is not None else []
+    spans = list(calls) if "signature" in kinds else []
     if "dangling" in kinds:
-        spans += dangling_spans(before, after, ch, change, cap)
+        spans += dangling_spans(before, after, ch, change, cap, calls)
     return spans
 
 
@@ -322,7 +332,7 @@ def merge_and_cap(spans: list[Span], cap: int, anchor: int) -> list[Span]:
 
     At most ``cap`` characters in at most ``MODEL_SPANS`` spans are denoised. Rename spans
     are not merged with each other: each is one reference with its own new name. Past the
-    caps, the references and call sites an edit determines are kept for their
+    caps, the references, call sites and defaults an edit determines are kept for their
     mechanical candidates alone (``model=False``): dropped, a rename used 200 times left 190
     reads of a name nothing binds, and a call site the cap left out a TypeError or, past a new
     parameter before ``*args``, arguments silently shifted (four of 526 parameters added in
@@ -331,7 +341,8 @@ def merge_and_cap(spans: list[Span], cap: int, anchor: int) -> list[Span]:
     merged: list[Span] = []
     for s in sorted(spans, key=lambda s: (s.kind, s.start, s.end)):
         last = merged[-1] if merged else None
-        if last and last.kind == s.kind == "dangling" and s.start <= last.end:
+        if last and last.kind == s.kind == "dangling" and s.start <= last.end \
+                and not (last.mechanical or s.mechanical):  # a default's text is exact
             merged[-1] = Span(last.start, max(last.end, s.end), s.kind, last.reason)
         elif not (last and last.kind == s.kind and (last.start, last.end) == (s.start, s.end)):
             merged.append(s)
@@ -340,7 +351,7 @@ def merge_and_cap(spans: list[Span], cap: int, anchor: int) -> list[Span]:
         if used + (s.end - s.start) <= cap and denoised < MODEL_SPANS:
             kept.append(s)
             used, denoised = used + s.end - s.start, denoised + 1
-        elif s.kind in ("rename", "signature") and s.mechanical:
+        elif s.kind in ("rename", "signature", "dangling") and s.mechanical:
             kept.append(replace(s, model=False))
     return sorted(kept, key=lambda s: (s.start, s.end))
 

@@ -615,3 +615,22 @@ def test_a_removed_parameter_the_body_binds_later_is_a_dangling_read():
     spans = affected_spans(before, after)
     assert [(s.kind, after[s.start:s.end]) for s in spans] == [
         ("dangling", "if memo is None"), ("signature", "1, {}")]
+
+
+def test_a_read_in_an_argument_the_call_site_update_drops_is_left_to_it():
+    """Answered twice, the two edits of one call clashed and the defaults were all lost."""
+    before = ('def walk(top, depth=3):\n    if depth > 0:\n'
+              '        walk(top + "/x", depth=depth - 1)\n    print(top, depth)\n')
+    after = before.replace("def walk(top, depth=3)", "def walk(top)")
+    assert _followed(before, "def walk(top, depth=3)", "def walk(top)") == after.replace(
+        "if depth > 0", "if 3 > 0").replace(', depth=depth - 1)', ')').replace(
+        "print(top, depth)", "print(top, 3)")
+
+
+def test_a_removed_parameters_default_reaches_every_read_past_the_cap():
+    line = "    print(x, " + ", ".join(f"'{'w' * 20}{i}'" for i in range(9)) + ", verbose)\n"
+    before = "def f(x, verbose=False):\n" + line * 3 + "\n\nf(1, True)\n"
+    after = before.replace("def f(x, verbose=False)", "def f(x)")
+    spans = [s for s in affected_spans(before, after) if s.kind == "dangling"]
+    assert len(spans) == 3 and all(s.mechanical[0].endswith("False)") for s in spans)
+    assert [s.model for s in spans] == [True, True, False]  # 600 characters are denoised
