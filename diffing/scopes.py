@@ -164,7 +164,8 @@ def _resolve(r: Raw, classes: dict[str, list[int]]) -> Occurrence:
         calls = _callees(r.scope) if r.kind == "parameter" and r.function else ()
     owner = r.owner
     if isinstance(owner, tuple):  # the object is a name (or its call): its class, if known
-        owner = _class_of_name(r.scope, *owner, classes)
+        name, called, *through = owner
+        owner = _class_of_name(r.scope, name, called, classes, bool(through))
     return Occurrence(r.start, r.end, r.name, r.binding, r.kind, key, owner, calls)
 
 

@@ -634,3 +634,11 @@ def test_a_removed_parameters_default_reaches_every_read_past_the_cap():
     spans = [s for s in affected_spans(before, after) if s.kind == "dangling"]
     assert len(spans) == 3 and all(s.mechanical[0].endswith("False)") for s in spans)
     assert [s.model for s in spans] == [True, True, False]  # 600 characters are denoised
+
+
+def test_attribute_chains_in_a_file_without_classes():
+    """A chain's receiver (``a.b.run``) once reached the class lookup with a flag for the map."""
+    before = ("def run(a, b):\n    return a\n\n\nimport os\nx = os.path.join('a', 'b')\n"
+              "y = run(1, 2) + z.w.run(3, 4)\n")
+    after = before.replace("def run(a, b)", "def run(a)")
+    assert [after[s.start:s.end] for s in affected_spans(before, after)] == ["1, 2"]
