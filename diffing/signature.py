@@ -292,8 +292,13 @@ def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool
 
 
 def _params(args: ast.arguments, text: str) -> tuple[Param, ...]:
+    starts = line_starts(text)  # once: ``ast.get_source_segment`` splits the whole text a call
+
     def value(d: ast.expr | None) -> str | None:
-        return None if d is None else ast.get_source_segment(text, d)
+        if d is None:
+            return None
+        return text[_offset(text, starts, d.lineno, d.col_offset):
+                    _offset(text, starts, d.end_lineno, d.end_col_offset)]
 
     pos = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(pos) - len(args.defaults)) + list(args.defaults)
