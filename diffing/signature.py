@@ -168,7 +168,7 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
     edits: list[tuple[int, int, str]] = []
     old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
     if not starred and old_pos != new_pos and sorted(old_pos) == sorted(new_pos):
-        return _named_from_first_move(inner, items, len(call.args), old_pos, new_pos, change)
+        return _named_from_first_move(inner, items, call.args, old_pos, new_pos, change)
     if change.subkind == "rename-param":
         for p, b in zip(change.old, new_names, strict=True):
             a = p.name  # only these are passed by keyword: ``f(kw=1)`` puts kw in a **kw
@@ -200,22 +200,30 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
     return _apply(inner, edits)
 
 
-def _named_from_first_move(inner: str, items: list[tuple[int, int]], n_call: int,
+def _named_from_first_move(inner: str, items: list[tuple[int, int]], args: list[ast.expr],
                            old_pos: list[str], new_pos: list[str], change: SignatureChange
                            ) -> str | None:
     """The argument list for parameters put in another order: each argument keeps its value.
 
     Positional arguments from the first whose parameter moved on are passed by name, in the
     order they are written, so they are evaluated as before (``diff(5, 3)`` after ``def
-    diff(b, a)``: ``diff(a=5, b=3)``); None where that cannot be said (a positional-only
-    parameter among them, more arguments than parameters: a ``*args``).
+    diff(b, a)``: ``diff(a=5, b=3)``). Before more positional arguments (a ``*args``) no
+    name may go: there they trade places, where all but one are names, constants or
+    attributes (no evaluation order to keep). None where neither can be said (a
+    positional-only parameter among them, two calls among those arguments).
     """
-    first = next((i for i in range(min(n_call, len(old_pos))) if old_pos[i] != new_pos[i]),
-                 None)
+    n_call, n_pos = len(args), len(old_pos)
+    first = next((i for i in range(min(n_call, n_pos)) if old_pos[i] != new_pos[i]), None)
     if first is None:
         return inner  # the parameters that moved are not passed positionally here
+    if n_call > n_pos:
+        if sum(not isinstance(a, ast.Name | ast.Constant | ast.Attribute)
+               for a in args[first:n_pos]) > 1:
+            return None
+        return _apply(inner, [(*items[j], inner[slice(*items[old_pos.index(new_pos[j])])])
+                              for j in range(first, n_pos)])
     kinds = {p.name: p.kind for p in change.new}
-    if n_call > len(old_pos) or any(kinds[n] != "pos" for n in old_pos[first:n_call]):
+    if any(kinds[n] != "pos" for n in old_pos[first:n_call]):
         return None
     return _apply(inner, [(items[i][0], items[i][0], f"{old_pos[i]}=")
                           for i in range(first, n_call)])

@@ -295,8 +295,10 @@ def affected_spans(before: str, after: str, path: str | None = None,
     if "repair" in kinds:
         spans += [s for u in repair_units(before, after, path, cap, marker) for s in u.spans()]
     if ch is not None and not spans:
-        for alone in separate_edits(before, after):
-            spans += _follow_ups(alone, after, kinds, cap)
+        edits = separate_edits(before, after)
+        typed = [c.typed for alone in edits if (c := find_change(alone, after)) is not None]
+        for alone in edits:
+            spans += _clear_of(_follow_ups(alone, after, kinds, cap), typed)
     if "hole" in kinds:
         spans += [s for s in hole_spans(after, marker, cursor, path)  # a typed marker is a request
                   if ch is None or after[s.start:s.end] == marker or _off_typed(s.start, s.end,
@@ -366,6 +368,24 @@ def _statement(text: str, starts: list[int], tree: ast.Module, offset: int
             if s <= offset < e and e - s < best[1] - best[0]:
                 best = (s, e, node.lineno)
     return best
+
+
+def _clear_of(spans: list[Span], typed: list[tuple[int, int]]) -> list[Span]:
+    """``spans`` off every edit's typed bytes: one edit's follow-up may hold another's.
+
+    A statement to denoise loses them (it may split); a span with text of its own to put
+    there is dropped, since that text would undo what was typed.
+    """
+    out = []
+    for s in spans:
+        parts = [(s.start, s.end)]
+        for t in typed:
+            parts = [p for a, b in parts for p in _minus(a, b, t)]
+        if parts == [(s.start, s.end)]:
+            out.append(s)
+        elif not s.mechanical:
+            out += [replace(s, start=a, end=b) for a, b in parts]
+    return out
 
 
 def _minus(s: int, e: int, typed: tuple[int, int]) -> list[tuple[int, int]]:
