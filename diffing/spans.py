@@ -289,7 +289,13 @@ def _edit_units(before: str, typed: str, after: str, doc: Document, path: str | 
 def affected_spans(before: str, after: str, path: str | None = None,
                    cursor: int | None = None, *, kinds: frozenset[str] = frozenset(KINDS),
                    marker: str = "???", cap: int = 600) -> list[Span]:
-    """Return every span the edits from ``before`` to ``after`` affect, merged and capped."""
+    """Return every span the edits from ``before`` to ``after`` affect, merged and capped.
+
+    None for a text with lone surrogates: no file holds one (``files.check_text`` refuses
+    such a buffer), and neither parser takes it.
+    """
+    if not (_utf8(before) and _utf8(after)):
+        return []
     ch = find_change(before, after)
     spans: list[Span] = []
     if "repair" in kinds:
@@ -368,6 +374,14 @@ def _statement(text: str, starts: list[int], tree: ast.Module, offset: int
             if s <= offset < e and e - s < best[1] - best[0]:
                 best = (s, e, node.lineno)
     return best
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _clear_of(spans: list[Span], typed: list[tuple[int, int]]) -> list[Span]:
