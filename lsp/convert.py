@@ -12,9 +12,9 @@ import bisect
 
 from lsprotocol import types
 
+from remask.diffing.change import find_change
 from remask.diffing.edits import line_starts, minimal_edits
 from remask.diffing.proposal import Proposal, Span, TextEdit
-from remask.diffing.spans import find_change
 
 SOURCE = "remask"
 

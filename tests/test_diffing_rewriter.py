@@ -10,11 +10,11 @@ import torch
 from scripted import PerLength, Scripted
 
 from remask.diffing.canvas import LINE_LENGTHS, LINE_ROUND_STEPS
+from remask.diffing.change import find_change
 from remask.diffing.denoise import _without_blank_line, newline_at
 from remask.diffing.holes import marker_spans
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
-from remask.diffing.spans import find_change
 from remask.diffing.syntax import new_errors, parse
 from remask.infill.engine import Engine
 from remask.infill.sampler import Cancelled, SamplerConfig

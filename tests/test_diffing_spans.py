@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from remask.diffing.change import find_change
 from remask.diffing.holes import cursor_hole, marker_spans
-from remask.diffing.spans import MODEL_SPANS, affected_spans, find_change
+from remask.diffing.spans import MODEL_SPANS, affected_spans
 
 SRC = '''def total(items, scale):
     acc = 0

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from remask.diffing.change import find_change, separate_edits
 from remask.diffing.edits import minimal_edits
 from remask.diffing.proposal import apply_edits
 from remask.diffing.rewriter import Rewriter, RewriterConfig
-from remask.diffing.spans import find_change, separate_edits
 
 ROOT = Path(__file__).resolve().parent.parent
 
