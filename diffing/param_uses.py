@@ -55,8 +55,7 @@ def param_use_spans(text: str, change: SignatureChange) -> list[Span]:
         tree = parse_python(text)
     except SyntaxError:
         return []
-    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-               and n.lineno == change.line and n.name == change.name), None)
+    fn = change.def_in(tree)
     if fn is None or fn.body[0].lineno == fn.lineno:
         return []  # a body on the def's own line: nowhere to put anything
     site = _Site(text, line_starts(text), fn, change, tree)

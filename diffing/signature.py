@@ -45,6 +45,12 @@ class SignatureChange:
     new: tuple[Param, ...]
     line: int = 0  # the def's line in the text after the edit
 
+    def def_in(self, tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The changed def in ``tree``, the text after the edit (found by its line and name)."""
+        return next((n for n in ast.walk(tree)
+                     if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                     and n.lineno == self.line and n.name == self.name), None)
+
     @property
     def in_class(self) -> bool:
         """Defined in a class body (a staticmethod too): called through the class or an object."""

@@ -14,7 +14,7 @@ import bisect
 import builtins
 import keyword
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .change import Change, find_change, separate_edits
@@ -120,7 +120,7 @@ def signature_spans(after: str, change: SignatureChange, ch: Change) -> list[Spa
 
 
 def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange | None,
-                   cap: int, calls: list[Span] = ()) -> list[Span]:
+                   cap: int, calls: Sequence[Span] = ()) -> list[Span]:
     """Return the statements still using a name whose binding the edit removed.
 
     E.g. ``i`` after ``for i in range(len(xs))`` became ``for x in xs``. A removed
@@ -162,7 +162,7 @@ def dangling_spans(before: str, after: str, ch: Change, change: SignatureChange 
     return spans
 
 
-def _dropped(calls: list[Span], at: int, name: str) -> bool:
+def _dropped(calls: Sequence[Span], at: int, name: str) -> bool:
     """Whether a call site's update leaves out the read of ``name`` at ``at``."""
     return any(s.start <= at < s.end and s.mechanical
                and not re.search(rf"\b{re.escape(name)}\b", s.mechanical[0]) for s in calls)
@@ -178,8 +178,7 @@ def _unbound_locals(after: str, tree: ast.Module, starts: list[int],
     """
     if change is None or change.subkind != "remove-param":
         return []
-    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-               and n.lineno == change.line and n.name == change.name), None)
+    fn = change.def_in(tree)
     if fn is None:
         return []
     inside = ast_offset(after, starts, fn.body[0].lineno, fn.body[0].col_offset)
@@ -237,7 +236,7 @@ def affected_spans(before: str, after: str, path: str | None = None,
                    marker: str = "???", cap: int = 600) -> list[Span]:
     """Return every span the edits from ``before`` to ``after`` affect, merged and capped.
 
-    None for a text with lone surrogates: no file holds one (``files.check_text`` refuses
+    Nothing for a text with lone surrogates: no file holds one (``files.check_text`` refuses
     such a buffer), and neither parser takes it.
     """
     if not (_utf8(before) and _utf8(after)):
