@@ -657,3 +657,13 @@ def test_one_edits_follow_up_keeps_off_what_another_edit_typed():
     spans = affected_spans(before, after)
     typed = after.index("aprint")
     assert spans and not any(s.start <= typed < s.end for s in spans)
+
+
+@pytest.mark.parametrize("head", ["try:\n    import json\nexcept ImportError:\n",
+                                  "import sys\nif sys.version_info > (3,):\n"])
+def test_a_def_inside_a_block_is_found_changed(head):
+    """The walk for defs reads statements only: those in an except clause or an if too."""
+    before = head + "    def dumps(obj, indent):\n        return str(obj)\n\n\ndumps(1, 2)\n"
+    after = before.replace("def dumps(obj, indent)", "def dumps(obj)")
+    assert [(after[s.start:s.end], s.mechanical[0]) for s in affected_spans(before, after)] \
+        == [("1, 2", "1")]
