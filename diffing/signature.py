@@ -15,7 +15,7 @@ obj)``). A changed ``__init__`` is called as its class. Model-free: plain ``ast`
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .arglist import insert_arguments, line_limit
@@ -44,6 +44,7 @@ class SignatureChange:
     old: tuple[Param, ...]
     new: tuple[Param, ...]
     line: int = 0  # the def's line in the text after the edit
+    classmethod: bool = False  # its first parameter is bound through the class too
 
     def def_in(self, tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The changed def in ``tree``, the text after the edit (found by its line and name)."""
@@ -102,7 +103,7 @@ def signature_change(before: str, after: str) -> SignatureChange | None:
         if key in old and ast.dump(old[key][0].args) != ast.dump(node.args):
             return SignatureChange(node.name, key[0], method,
                                    _params(old[key][0].args, before), _params(node.args, after),
-                                   node.lineno)
+                                   node.lineno, method and _decorated(node, "classmethod"))
     return None
 
 
@@ -120,7 +121,7 @@ def call_site_spans(text: str, change: SignatureChange,
     except SyntaxError:
         return []
     starts, limit = line_starts(text), line_limit(text)
-    spans = []
+    calls = []
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call) or not change.called_by(call):
             continue
@@ -132,28 +133,36 @@ def call_site_spans(text: str, change: SignatureChange,
         open_ = text.find("(", _offset(text, starts, call.func.end_lineno,
                                        call.func.end_col_offset))
         close = _offset(text, starts, call.end_lineno, call.end_col_offset) - 1
-        if open_ < 0 or text[close] != ")":
-            continue
-        inner = text[open_ + 1:close]
-        updated = update_arguments(text, starts, call, open_ + 1, change, limit)
+        if open_ >= 0 and text[close] == ")":
+            calls.append((open_ + 1, close, call))
+    # a call in another's arguments (``f(f(1, 2), 3)``): the inner ones first, and an outer
+    # one that changes itself takes their updates into its own (one span, both calls right)
+    spans: list[Span] = []
+    for start, end, call in sorted(calls, key=lambda c: c[1] - c[0]):
+        inner = text[start:end]
+        updated = update_arguments(text, starts, call, start, change, limit)
         if updated is None or updated == inner:
             continue  # the new signature accepts this call as it is, or nothing is knowable
+        within = [s for s in spans if start <= s.start and s.end <= end]
+        if within:
+            updated = update_arguments(text, starts, call, start, change, limit,
+                                       [(s.start, s.end, s.mechanical[0]) for s in within])
+            if updated is None:
+                continue
+            spans = [s for s in spans if s not in within]
         reason = f"call to {change.name}() on line {call.lineno}: {change.subkind}"
-        spans.append(Span(open_ + 1, close, "signature", reason, (updated,)))
-    # a call in another's arguments (``f(f(1, 2), 3)``): the outer one's update is written
-    # from the text as it was, so both would clash; the outer one goes (ast.walk: first)
-    kept: list[Span] = []
-    for s in spans:
-        if not any(k.start <= s.start and s.end <= k.end for k in kept):
-            kept.append(s)
-    return sorted(kept, key=lambda s: s.start)
+        spans.append(Span(start, end, "signature", reason, (updated,)))
+    return sorted(spans, key=lambda s: s.start)
 
 
 def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
-                     change: SignatureChange, limit: int) -> str | None:
+                     change: SignatureChange, limit: int,
+                     nested: Sequence[tuple[int, int, str]] = ()) -> str | None:
     """Return the argument list updated for the new signature, or None when it can't be.
 
     An inserted argument that would take its line past ``limit`` wraps (:mod:`.arglist`).
+    ``nested`` are replacements (offsets in ``text``) inside the arguments, the updates of
+    calls among them: they are made too, and go with an argument that is dropped.
 
     ``*args``/``**kw`` at the call make the binding of positions unknown: only keywords the
     call names are renamed or dropped.
@@ -167,6 +176,7 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
              for n in [*call.args, *call.keywords]]
     bare = len(call.args) == 1 and isinstance(call.args[0], ast.GeneratorExp) \
         and items[0] == (0, len(inner)) and not inner.lstrip().startswith("(")
+    nested = [(a - base, b - base, t) for a, b, t in nested]
     bound = _binds_first(call, change)
     old_pos = [p.name for p in change.old if p.kind in _POSITIONAL][int(bound):]
     new_pos = [p.name for p in change.new if p.kind in _POSITIONAL][int(bound):]
@@ -174,7 +184,7 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
     edits: list[tuple[int, int, str]] = []
     old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
     if not starred and old_pos != new_pos and sorted(old_pos) == sorted(new_pos):
-        return _named_from_first_move(inner, items, call.args, old_pos, new_pos, change)
+        return _named_from_first_move(inner, items, call.args, old_pos, new_pos, change, nested)
     if change.subkind == "rename-param":
         for p, b in zip(change.old, new_names, strict=True):
             a = p.name  # only these are passed by keyword: ``f(kw=1)`` puts kw in a **kw
@@ -203,12 +213,12 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
             at, insert = insert_arguments(text, absolute, k, news, base - 1,
                                           base + len(inner), limit)
             edits.append((at - base, at - base, insert))
-    return _apply(inner, edits)
+    return _apply(inner, edits, nested)
 
 
 def _named_from_first_move(inner: str, items: list[tuple[int, int]], args: list[ast.expr],
-                           old_pos: list[str], new_pos: list[str], change: SignatureChange
-                           ) -> str | None:
+                           old_pos: list[str], new_pos: list[str], change: SignatureChange,
+                           nested: list[tuple[int, int, str]]) -> str | None:
     """The argument list for parameters put in another order: each argument keeps its value.
 
     Positional arguments from the first whose parameter moved on are passed by name, in the
@@ -226,13 +236,13 @@ def _named_from_first_move(inner: str, items: list[tuple[int, int]], args: list[
         if sum(not isinstance(a, ast.Name | ast.Constant | ast.Attribute)
                for a in args[first:n_pos]) > 1:
             return None
-        return _apply(inner, [(*items[j], inner[slice(*items[old_pos.index(new_pos[j])])])
-                              for j in range(first, n_pos)])
+        return _apply(inner, [(*items[j], _piece(inner, *items[old_pos.index(new_pos[j])], nested))
+                              for j in range(first, n_pos)], nested)
     kinds = {p.name: p.kind for p in change.new}
     if any(kinds[n] != "pos" for n in old_pos[first:n_call]):
         return None
     return _apply(inner, [(items[i][0], items[i][0], f"{old_pos[i]}=")
-                          for i in range(first, n_call)])
+                          for i in range(first, n_call)], nested)
 
 
 def _place(n_items: int, n_call: int, old_pos: list[str], new_pos: list[str],
@@ -259,7 +269,11 @@ def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:
     return items[i][0], items[i][1], ""
 
 
-def _apply(inner: str, edits: list[tuple[int, int, str]]) -> str | None:
+def _apply(inner: str, edits: list[tuple[int, int, str]],
+           nested: Sequence[tuple[int, int, str]] = ()) -> str | None:
+    """``inner`` with ``edits`` made, and the ``nested`` ones outside the ranges they replace."""
+    edits = edits + [n for n in nested
+                     if not any(s < e and s <= n[0] and n[1] <= e for s, e, _ in edits)]
     out, pos = [], 0
     for s, e, t in sorted(edits, key=lambda ed: (ed[0], ed[1])):  # stable: insertion order
         if s < pos:
@@ -267,6 +281,12 @@ def _apply(inner: str, edits: list[tuple[int, int, str]]) -> str | None:
         out += [inner[pos:s], t]
         pos = e
     return "".join(out) + inner[pos:]
+
+
+def _piece(inner: str, a: int, b: int, nested: Sequence[tuple[int, int, str]]) -> str:
+    """``inner[a:b]`` with the nested replacements inside it made."""
+    return _apply(inner[a:b], [(s - a, e - a, t) for s, e, t in nested if a <= s and e <= b]) \
+        or inner[a:b]
 
 
 def _statements(node: ast.AST) -> Iterator[ast.stmt]:
@@ -293,7 +313,8 @@ def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool
                 q = prefix + child.name
                 seen[q] = seen.get(q, -1) + 1
                 first = (child.args.posonlyargs + child.args.args)[:1]
-                method = in_class and bool(first) and first[0].arg in ("self", "cls")
+                method = in_class and bool(first) and not _decorated(child, "staticmethod") \
+                    and (first[0].arg in ("self", "cls") or _decorated(child, "classmethod"))
                 out[(q, seen[q])] = (child, method)
                 walk(child, q + ".<locals>.", False)
             elif isinstance(child, ast.ClassDef):
@@ -303,6 +324,11 @@ def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool
 
     walk(tree, "", False)
     return out
+
+
+def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``node`` carries the built-in decorator ``name`` (``@classmethod``)."""
+    return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
 def _params(args: ast.arguments, text: str) -> tuple[Param, ...]:
@@ -337,13 +363,15 @@ def _binds_first(call: ast.Call, change: SignatureChange) -> bool:
 
     ``obj.m(...)``, ``self.m(...)`` and ``super().m(...)`` do, and so does ``C(...)`` for
     ``__init__``; ``C.m(obj, ...)`` on the method's own class, or any ``Base.m(self, ...)``,
-    passes it explicitly.
+    passes it explicitly — but a classmethod's ``cls`` is bound through the class as well.
     """
     if not change.method:
         return False
     f = call.func
     if not isinstance(f, ast.Attribute):
         return change.name == "__init__"
+    if change.classmethod:
+        return True
     owner = change.qualname.split(".")[-2] if "." in change.qualname else None
     if isinstance(f.value, ast.Name):
         if f.value.id == owner:

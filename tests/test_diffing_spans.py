@@ -507,9 +507,9 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
     # the same names in another order are no rename: keywords keep their values
     ("def f(a, b):\n    return a - b\n\n\nf(a=1, b=2)\n", "f(a, b)", "f(b, a)",
      "def f(b, a):\n    return a - b\n\n\nf(a=1, b=2)\n"),
-    # a call in another's arguments: one update, not two that clash
-    ("def f(a, b):\n    return a\n\n\nf(f(1, 2), 3)\n", "f(a, b)", "f(a)",
-     "def f(a):\n    return a\n\n\nf(f(1, 2))\n"),
+    # a call in another's arguments: both updated, in one span (two would clash)
+    ("def f(a, b):\n    return a\n\n\nf(f(1, 2), 3)\nf(1, f(2, f(3, 4)))\n", "f(a, b)",
+     "f(a)", "def f(a):\n    return a\n\n\nf(f(1))\nf(1)\n"),
     # a break leaves past the loop's else: the x it saw is the one read after the loop
     ("def f(xs):\n    for v in xs:\n        if v:\n            x = v\n            break\n"
      "    else:\n        x = None\n    return x\n", "x = v", "y = v",
@@ -602,13 +602,29 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
     ("def top(node):\n    while node := node.parent:\n        pass\n    return node\n",
      "def top(node)", "def top(n)",
      "def top(n):\n    while n := n.parent:\n        pass\n    return n\n"),
+    ("def f(a, b):\n    return a\n\n\nf(f(1, 2), 3)\ng(f(1, 2))\n", "f(a, b)", "f(b, a)",
+     "def f(b, a):\n    return a\n\n\nf(a=f(a=1, b=2), b=3)\ng(f(a=1, b=2))\n"),
+    ("def f(a):\n    return a\n\n\nf(f(1))\n", "f(a)", "f(a, b)",
+     "def f(a, b):\n    return a\n\n\nf(f(1, b), b)\n"),
+    # a classmethod's cls is bound through its class too; a staticmethod has none
+    ("class A:\n    @classmethod\n    def make(cls, a, b):\n        return cls()\n\n"
+     "    @staticmethod\n    def st(self, x):\n        return self\n\n\n"
+     "A.make(1, 2)\nA().make(3, 4)\nA.st(5, 6)\n", "make(cls, a, b)", "make(cls, a)",
+     "class A:\n    @classmethod\n    def make(cls, a):\n        return cls()\n\n"
+     "    @staticmethod\n    def st(self, x):\n        return self\n\n\n"
+     "A.make(1)\nA().make(3)\nA.st(5, 6)\n"),
+    ("class A:\n    @staticmethod\n    def st(self, x):\n        return self\n\n\n"
+     "A.st(5, 6)\nA().st(7, 8)\n", "st(self, x)", "st(self)",
+     "class A:\n    @staticmethod\n    def st(self):\n        return self\n\n\n"
+     "A.st(5)\nA().st(7)\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
         "override-signature", "override-keyword", "subclass-super-init", "function-not-attr",
         "literal-receiver", "import-chain-receiver", "method-not-bare-name", "staticmethod",
         "reorder-positional", "reorder-method", "reorder-before-varargs", "generator-removed",
-        "generator-added", "walrus-in-while"])
+        "generator-added", "walrus-in-while", "nested-reorder", "nested-add",
+        "classmethod-via-class", "staticmethod-self-named"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
 
