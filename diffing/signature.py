@@ -1,29 +1,18 @@
-"""A changed signature → the argument lists of its call sites, and their mechanical update.
+"""A changed signature: which def's parameters differ between two texts, and how.
 
-When the user adds, removes or renames a parameter, every call of that function in the file
-may need a matching change. The spans are the call sites' argument lists (between the
-parentheses, parentheses kept). The *mechanical* update is what the signature alone decides:
-drop the argument bound to a removed parameter, rename a keyword, pass a new required
-parameter by its own name (the most common real fix, and a guess the model can overrule),
-on a line of its own in a call laid out one argument a line.
-A call that passes ``*args`` or ``**kw`` binds its positions unknowably: only its explicit
-keywords are updated, and a call with nothing to update gets no span — asked to rewrite such
-calls, the model wrote junk (``super().main(*args, **kwargs)`` → ``super().main("auto",
-obj)``). A changed ``__init__`` is called as its class. Model-free: plain ``ast``.
+The other half, the call sites that follow it, is :mod:`.callsite`. Model-free: plain ``ast``.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .arglist import insert_arguments, line_limit
 from .edits import ast_offset as _offset
 from .edits import line_starts, parse_python
-from .proposal import Span
 
-_POSITIONAL = ("posonly", "pos")
+POSITIONAL = ("posonly", "pos")
 
 
 @dataclass(frozen=True)
@@ -107,188 +96,6 @@ def signature_change(before: str, after: str) -> SignatureChange | None:
     return None
 
 
-def call_site_spans(text: str, change: SignatureChange,
-                    elsewhere: Callable[[int], bool] | None = None) -> list[Span]:
-    """One span per call of the changed function whose argument list should change.
-
-    ``elsewhere(at)`` says whether the function named at ``at`` (``name`` in ``name(...)``
-    or ``obj.name(...)``) is another one, as far as the caller can tell (another binding of
-    the name, another class's method: :meth:`.scopes.ScopeIndex.may_share`): those calls are
-    left as they are.
-    """
-    try:
-        tree = parse_python(text)
-    except SyntaxError:
-        return []
-    starts, limit = line_starts(text), line_limit(text)
-    calls = []
-    for call in ast.walk(tree):
-        if not isinstance(call, ast.Call) or not change.called_by(call):
-            continue
-        f = call.func
-        at = _offset(text, starts, f.end_lineno, f.end_col_offset) - len(f.attr) \
-            if isinstance(f, ast.Attribute) else _offset(text, starts, f.lineno, f.col_offset)
-        if elsewhere is not None and elsewhere(at):
-            continue
-        open_ = text.find("(", _offset(text, starts, call.func.end_lineno,
-                                       call.func.end_col_offset))
-        close = _offset(text, starts, call.end_lineno, call.end_col_offset) - 1
-        if open_ >= 0 and text[close] == ")":
-            calls.append((open_ + 1, close, call))
-    # a call in another's arguments (``f(f(1, 2), 3)``): the inner ones first, and an outer
-    # one that changes itself takes their updates into its own (one span, both calls right)
-    spans: list[Span] = []
-    for start, end, call in sorted(calls, key=lambda c: c[1] - c[0]):
-        inner = text[start:end]
-        updated = update_arguments(text, starts, call, start, change, limit)
-        if updated is None or updated == inner:
-            continue  # the new signature accepts this call as it is, or nothing is knowable
-        within = [s for s in spans if start <= s.start and s.end <= end]
-        if within:
-            updated = update_arguments(text, starts, call, start, change, limit,
-                                       [(s.start, s.end, s.mechanical[0]) for s in within])
-            if updated is None:
-                continue
-            spans = [s for s in spans if s not in within]
-        reason = f"call to {change.name}() on line {call.lineno}: {change.subkind}"
-        spans.append(Span(start, end, "signature", reason, (updated,)))
-    return sorted(spans, key=lambda s: s.start)
-
-
-def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
-                     change: SignatureChange, limit: int,
-                     nested: Sequence[tuple[int, int, str]] = ()) -> str | None:
-    """Return the argument list updated for the new signature, or None when it can't be.
-
-    An inserted argument that would take its line past ``limit`` wraps (:mod:`.arglist`).
-    ``nested`` are replacements (offsets in ``text``) inside the arguments, the updates of
-    calls among them: they are made too, and go with an argument that is dropped.
-
-    ``*args``/``**kw`` at the call make the binding of positions unknown: only keywords the
-    call names are renamed or dropped.
-    """
-    starred = any(isinstance(a, ast.Starred) for a in call.args) or \
-        any(k.arg is None for k in call.keywords)
-    inner = text[base:_offset(text, starts, call.end_lineno, call.end_col_offset) - 1]
-    # a lone generator argument's range takes in the call's own parentheses: ``f(x for x in y)``
-    items = [(max(_offset(text, starts, n.lineno, n.col_offset) - base, 0),
-              min(_offset(text, starts, n.end_lineno, n.end_col_offset) - base, len(inner)))
-             for n in [*call.args, *call.keywords]]
-    bare = len(call.args) == 1 and isinstance(call.args[0], ast.GeneratorExp) \
-        and items[0] == (0, len(inner)) and not inner.lstrip().startswith("(")
-    nested = [(a - base, b - base, t) for a, b, t in nested]
-    bound = _binds_first(call, change)
-    old_pos = [p.name for p in change.old if p.kind in _POSITIONAL][int(bound):]
-    new_pos = [p.name for p in change.new if p.kind in _POSITIONAL][int(bound):]
-    kw_index = {k.arg: len(call.args) + i for i, k in enumerate(call.keywords)}
-    edits: list[tuple[int, int, str]] = []
-    old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
-    if not starred and old_pos != new_pos and sorted(old_pos) == sorted(new_pos):
-        return _named_from_first_move(inner, items, call.args, old_pos, new_pos, change, nested)
-    if change.subkind == "rename-param":
-        for p, b in zip(change.old, new_names, strict=True):
-            a = p.name  # only these are passed by keyword: ``f(kw=1)`` puts kw in a **kw
-            if a != b and a in kw_index and p.kind in ("pos", "kwonly"):
-                s, _ = items[kw_index[a]]
-                edits.append((s, s + len(a), b))
-    else:
-        for name in old_names:
-            if name in new_names:
-                continue
-            i = kw_index.get(name) if starred or name not in old_pos[:len(call.args)] \
-                else old_pos.index(name)
-            if i is not None:
-                edits.append(_delete_item(items, i))
-        groups: dict[int | None, list[str]] = {}  # arguments going in after items[k]
-        for p in change.new:
-            if starred or p.name in old_names or p.default or p.name in kw_index or \
-                    p.kind in ("vararg", "kwarg"):
-                continue  # (a call that names it already passes it)
-            k, new = _place(len(items), len(call.args), old_pos, new_pos, p)
-            groups.setdefault(k, []).append(new)
-        absolute = [(a + base, b + base) for a, b in items]
-        if groups and bare:  # another argument beside it: it needs parentheses of its own
-            edits += [(0, 0, "("), (items[0][1], items[0][1], ")")]
-        for k, news in groups.items():
-            at, insert = insert_arguments(text, absolute, k, news, base - 1,
-                                          base + len(inner), limit)
-            edits.append((at - base, at - base, insert))
-    return _apply(inner, edits, nested)
-
-
-def _named_from_first_move(inner: str, items: list[tuple[int, int]], args: list[ast.expr],
-                           old_pos: list[str], new_pos: list[str], change: SignatureChange,
-                           nested: list[tuple[int, int, str]]) -> str | None:
-    """The argument list for parameters put in another order: each argument keeps its value.
-
-    Positional arguments from the first whose parameter moved on are passed by name, in the
-    order they are written, so they are evaluated as before (``diff(5, 3)`` after ``def
-    diff(b, a)``: ``diff(a=5, b=3)``). Before more positional arguments (a ``*args``) no
-    name may go: there they trade places, where all but one are names, constants or
-    attributes (no evaluation order to keep). None where neither can be said (a
-    positional-only parameter among them, two calls among those arguments).
-    """
-    n_call, n_pos = len(args), len(old_pos)
-    first = next((i for i in range(min(n_call, n_pos)) if old_pos[i] != new_pos[i]), None)
-    if first is None:
-        return inner  # the parameters that moved are not passed positionally here
-    if n_call > n_pos:
-        if sum(not isinstance(a, ast.Name | ast.Constant | ast.Attribute)
-               for a in args[first:n_pos]) > 1:
-            return None
-        return _apply(inner, [(*items[j], _piece(inner, *items[old_pos.index(new_pos[j])], nested))
-                              for j in range(first, n_pos)], nested)
-    kinds = {p.name: p.kind for p in change.new}
-    if any(kinds[n] != "pos" for n in old_pos[first:n_call]):
-        return None
-    return _apply(inner, [(items[i][0], items[i][0], f"{old_pos[i]}=")
-                          for i in range(first, n_call)], nested)
-
-
-def _place(n_items: int, n_call: int, old_pos: list[str], new_pos: list[str],
-           p: Param) -> tuple[int | None, str]:
-    """After which argument ``p`` goes (None: first), and as what.
-
-    By its own name, positionally when every kept parameter before it is passed positionally
-    at this call (after the argument of the kept one before it), else as ``p=p`` at the end.
-    Several going in at one point keep their order and are laid out together (:mod:`.arglist`).
-    """
-    if p.name in new_pos:
-        kept = [q for q in new_pos[:new_pos.index(p.name)] if q in old_pos]
-        if all(old_pos.index(q) < n_call for q in kept):
-            need = min(len(kept), n_call)
-            return (need - 1 if need else None), p.name
-    return (n_items - 1 if n_items else None), f"{p.name}={p.name}"
-
-
-def _delete_item(items: list[tuple[int, int]], i: int) -> tuple[int, int, str]:
-    if i + 1 < len(items):
-        return items[i][0], items[i + 1][0], ""
-    if i > 0:
-        return items[i - 1][1], items[i][1], ""
-    return items[i][0], items[i][1], ""
-
-
-def _apply(inner: str, edits: list[tuple[int, int, str]],
-           nested: Sequence[tuple[int, int, str]] = ()) -> str | None:
-    """``inner`` with ``edits`` made, and the ``nested`` ones outside the ranges they replace."""
-    edits = edits + [n for n in nested
-                     if not any(s < e and s <= n[0] and n[1] <= e for s, e, _ in edits)]
-    out, pos = [], 0
-    for s, e, t in sorted(edits, key=lambda ed: (ed[0], ed[1])):  # stable: insertion order
-        if s < pos:
-            return None
-        out += [inner[pos:s], t]
-        pos = e
-    return "".join(out) + inner[pos:]
-
-
-def _piece(inner: str, a: int, b: int, nested: Sequence[tuple[int, int, str]]) -> str:
-    """``inner[a:b]`` with the nested replacements inside it made."""
-    return _apply(inner[a:b], [(s - a, e - a, t) for s, e, t in nested if a <= s and e <= b]) \
-        or inner[a:b]
-
-
 def _statements(node: ast.AST) -> Iterator[ast.stmt]:
     """The statements of ``node``'s blocks (body, else, except clauses, cases…), in order.
 
@@ -358,32 +165,7 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
     return all(x in it for x in short)
 
 
-def _binds_first(call: ast.Call, change: SignatureChange) -> bool:
-    """Whether the call supplies a method's ``self``/``cls`` itself, not as an argument.
-
-    ``obj.m(...)``, ``self.m(...)`` and ``super().m(...)`` do, and so does ``C(...)`` for
-    ``__init__``; ``C.m(obj, ...)`` on the method's own class, or any ``Base.m(self, ...)``,
-    passes it explicitly — but a classmethod's ``cls`` is bound through the class as well.
-    """
-    if not change.method:
-        return False
-    f = call.func
-    if not isinstance(f, ast.Attribute):
-        return change.name == "__init__"
-    if change.classmethod:
-        return True
-    owner = change.qualname.split(".")[-2] if "." in change.qualname else None
-    if isinstance(f.value, ast.Name):
-        if f.value.id == owner:
-            return False
-        if f.value.id in ("self", "cls"):
-            return True
-    first = call.args[0] if call.args else None
-    return not (isinstance(first, ast.Name) and first.id in ("self", "cls"))
-
-
 def callee(call: ast.Call) -> str:
     """The name a call goes by: ``f`` for ``f(...)`` and ``obj.f(...)``, else empty."""
     f = call.func
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from .callsite import call_site_spans
 from .change import Change, find_change, separate_edits
 from .defaults import default_spans
 from .edits import (
@@ -32,7 +33,7 @@ from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
 from .scopes import scope_index
-from .signature import SignatureChange, call_site_spans, signature_change
+from .signature import SignatureChange, signature_change
 from .syntax import Document, new_errors, parse, placeholders
 
 KINDS = ("repair", "rename", "signature", "dangling", "hole")

@@ -617,6 +617,25 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "A.st(5, 6)\nA().st(7, 8)\n", "st(self, x)", "st(self)",
      "class A:\n    @staticmethod\n    def st(self):\n        return self\n\n\n"
      "A.st(5)\nA().st(7)\n"),
+    # a * makes what follows keyword-only: positional arguments go by name
+    ("def f(a, b, c=3):\n    return a\n\n\nf(1, 2)\nf(1, 2, 4)\nf(a=1, b=2)\nf(*xs)\n",
+     "f(a, b, c=3)", "f(a, *, b, c=3)",
+     "def f(a, *, b, c=3):\n    return a\n\n\nf(1, b=2)\nf(1, b=2, c=4)\nf(a=1, b=2)\n"
+     "f(*xs)\n"),
+    # a / makes what precedes positional-only: keywords next in line lose their names
+    ("def f(a, b, c=3):\n    return a\n\n\nf(a=1, b=2)\nf(1, b=2, c=5)\nf(b=2, a=1)\n",
+     "f(a, b, c=3)", "f(a, b, /, c=3)",
+     "def f(a, b, /, c=3):\n    return a\n\n\nf(1, 2)\nf(1, 2, c=5)\nf(b=2, a=1)\n"),
+    # a default dropped: calls that left it out pass what it was
+    ("def f(a, b=2, *, c=None):\n    return a\n\n\nf(1)\nf(a=1)\nf(1, 3, c=4)\n",
+     "f(a, b=2, *, c=None)", "f(a, b, *, c)",
+     "def f(a, b, *, c):\n    return a\n\n\nf(1, 2, c=None)\nf(a=1, b=2, c=None)\n"
+     "f(1, 3, c=4)\n"),
+    # … where the call site reads it as the def did: a method's may name its class's
+    ("class K:\n    D = 1\n\n    def m(self, a, b=D, c=-1):\n        return a\n\n\n"
+     "K().m(1)\n", "m(self, a, b=D, c=-1)", "m(self, a, b, c)",
+     "class K:\n    D = 1\n\n    def m(self, a, b, c):\n        return a\n\n\n"
+     "K().m(1, b, c=-1)\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
@@ -624,7 +643,8 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
         "literal-receiver", "import-chain-receiver", "method-not-bare-name", "staticmethod",
         "reorder-positional", "reorder-method", "reorder-before-varargs", "generator-removed",
         "generator-added", "walrus-in-while", "nested-reorder", "nested-add",
-        "classmethod-via-class", "staticmethod-self-named"])
+        "classmethod-via-class", "staticmethod-self-named", "star-marker", "slash-marker",
+        "default-dropped", "default-dropped-method"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
 
