@@ -1,4 +1,4 @@
-"""Where a function's docstring and comments mention a parameter the user renamed.
+"""Where docstrings, comments and strings mention a name the user renamed.
 
 A docstring that says ``*func*`` or ``:param func:`` is about the parameter and follows its
 new name; one that says "a multiple of *n*" is English that happens to share a parameter's
@@ -7,6 +7,11 @@ is data (scrapy's ``"INSERT INTO %s (domain, ...)"`` names a column, not the ``d
 parameter). So a mention follows when it is marked up as code — emphasis, an inline literal, a
 field list, an argument list entry, a doctest line — or when the name could not be an English
 word (an underscore, a digit, a capital inside it).
+
+Two kinds of string are code, and name module-level bindings as surely as a reference does:
+an entry of ``__all__`` (``from m import *`` and the docs tools read it; a stale one is an
+AttributeError at import) and a forward reference in an annotation (``other: "Node"``,
+``list["Node"]``: type checkers and ``typing.get_type_hints`` evaluate it).
 """
 
 from __future__ import annotations
@@ -55,6 +60,88 @@ def mentions(text: str, offset: int, old: str, new: str) -> list[Span]:
                 for m in word.finditer(text, a, b)
                 if not plain or _marked(text, m.start(), m.end(), a)]
     return out
+
+
+def module_mentions(text: str, old: str, new: str, annotations: bool = True) -> list[Span]:
+    """Return the strings naming module-level ``old``: in ``__all__``, string annotations.
+
+    ``annotations`` False leaves the latter: the caller knows another binding in the file
+    is named ``old``, which such a string might mean instead.
+    """
+    try:
+        tree = parse_python(text)
+    except SyntaxError:
+        return []
+    starts, out = line_starts(text), []
+    for node, where in _name_strings(tree, annotations):
+        a = ast_offset(text, starts, node.lineno, node.col_offset)
+        b = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
+        quote = text[a:b][:1]
+        if quote not in ("'", '"') or text[a:b] != quote + node.value + quote:
+            continue  # a prefix, an escape, a triple quote, implicit concatenation: leave it
+        if where == "__all__":
+            names = [(0, old)] if node.value == old else []
+        else:
+            try:
+                expr = ast.parse(node.value, mode="eval")
+            except SyntaxError:
+                continue
+            names = [(n.col_offset, n.id) for n in ast.walk(expr)
+                     if isinstance(n, ast.Name) and n.id == old and n.lineno == 1]
+        out += [Span(a + 1 + col, a + 1 + col + len(old), "rename",
+                     f"'{old}' named in {where} on line {node.lineno}; renamed to '{new}'",
+                     (new,)) for col, _ in names]
+    return out
+
+
+def _name_strings(tree: ast.Module, annotations: bool) -> list[tuple[ast.Constant, str]]:
+    """The string constants of ``__all__``'s module-level statements, and of annotations."""
+    out: list[tuple[ast.Constant, str]] = []
+
+    def strings(expr: ast.AST | None, where: str) -> None:
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            out.append((expr, where))
+        elif isinstance(expr, ast.Subscript) and _typing(expr.value) == "Literal":
+            return  # Literal["r", "w"]: values, not types
+        elif isinstance(expr, ast.Subscript) and _typing(expr.value) == "Annotated":
+            elts = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+            strings(elts[0], where)  # the rest is metadata
+        elif expr is not None:
+            for child in ast.iter_child_nodes(expr):
+                strings(child, where)
+
+    for stmt in tree.body:
+        value = None
+        if isinstance(stmt, ast.Assign) and any(_is_all(t) for t in stmt.targets) or \
+                isinstance(stmt, ast.AugAssign | ast.AnnAssign) and _is_all(stmt.target):
+            value = stmt.value
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                isinstance(stmt.value.func, ast.Attribute) and _is_all(stmt.value.func.value) \
+                and stmt.value.func.attr in ("append", "extend"):
+            value = ast.Tuple(elts=stmt.value.args)
+        if isinstance(value, ast.List | ast.Tuple):
+            out += [(e, "__all__") for e in value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        elif isinstance(value, ast.BinOp):  # __all__ = a.__all__ + ["x"]
+            strings(value, "__all__")
+    if not annotations:
+        return out
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign):
+            strings(node.annotation, "an annotation")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            strings(node.returns, "an annotation")
+    return out
+
+
+def _typing(node: ast.expr) -> str:
+    """The name a subscripted annotation goes by: ``Literal`` for ``typing.Literal[…]``."""
+    return node.id if isinstance(node, ast.Name) else \
+        node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def _is_all(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "__all__"
 
 
 def _marked(text: str, a: int, b: int, token: int) -> bool:

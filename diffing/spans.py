@@ -28,7 +28,7 @@ from .edits import (
 )
 from .flow import unbound_reads
 from .holes import hole_spans
-from .mentions import mentions
+from .mentions import mentions, module_mentions
 from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
@@ -79,6 +79,9 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
         taken = {(s.start, s.end) for s in spans} | {(start, start + len(new))}
         spans += [s for s in mentions(after, ch.to_after(start) or start, old, new)
                   if (s.start, s.end) not in taken]
+    if occ.key == ("name", 0, old):  # a module-level binding: strings that name it as code
+        alone = all(o.key == occ.key for o in index.bindings() if o.name == old)
+        spans += module_mentions(after, old, new, annotations=alone)
     return sorted(spans, key=lambda s: s.start)
 
 

@@ -59,3 +59,49 @@ def test_a_one_letter_name_is_a_word_too():
     assert got == ["a", "a"]  # *a* in the docstring and the read in the body, nothing else
     spans = affected_spans(before, after)
     assert [after.count("\n", 0, s.start) for s in spans] == [1, 2]
+
+
+STRINGS = '''from typing import Annotated, Literal
+
+__all__ = ["Node", "other"]
+__all__ += ["Node"]
+__all__.append("Node")
+
+
+class Node:
+    def link(self, o: "Node", mode: Literal["Node"], k: Annotated["Node", "Node"]) -> "list[Node] | None":
+        x: "Node" = o
+        return "Node"
+
+
+def g(v: 'Node\\n') -> None:
+    pass
+'''
+
+
+def _follow(before: str, old: str, new: str) -> str:
+    after = before.replace(old, new, 1)
+    out, pos = [], 0
+    for s in affected_spans(before, after):
+        out += [after[pos:s.start], s.mechanical[0]]
+        pos = s.end
+    return "".join(out) + after[pos:]
+
+
+def test_a_module_level_rename_follows_into_all_and_string_annotations():
+    got = _follow(STRINGS, "class Node", "class Vertex")
+    assert got == STRINGS.replace("class Node", "class Vertex").replace(
+        '["Node", "other"]', '["Vertex", "other"]').replace(
+        '+= ["Node"]', '+= ["Vertex"]').replace('append("Node")', 'append("Vertex")').replace(
+        'o: "Node"', 'o: "Vertex"').replace('Annotated["Node"', 'Annotated["Vertex"').replace(
+        '"list[Node] | None"', '"list[Vertex] | None"').replace('x: "Node"', 'x: "Vertex"')
+    # data stays: Literal's values, Annotated's metadata, a returned string, an escaped one
+    assert 'Literal["Node"]' in got and '"Vertex", "Node"]' in got
+    assert 'return "Node"' in got and "'Node\\n'" in got
+
+
+def test_a_string_annotation_may_mean_another_binding_of_the_name():
+    text = STRINGS + "\n\ndef h():\n    Node = 1\n    return Node\n"
+    got = _follow(text, "class Node", "class Vertex")
+    assert '__all__ = ["Vertex", "other"]' in got  # __all__ names module-level ones only
+    assert 'o: "Node"' in got and '"list[Node] | None"' in got
