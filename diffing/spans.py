@@ -32,7 +32,7 @@ from .mentions import mentions, module_mentions
 from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
-from .scopes import scope_index
+from .scopes import Occurrence, ScopeIndex, scope_index
 from .signature import SignatureChange, signature_change
 from .syntax import Document, new_errors, parse, placeholders
 
@@ -65,24 +65,48 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
     if index is None:
         return []
     occ = index.at(start)
-    if occ is None or occ.start != start or occ.name != old or not occ.binding:
+    if occ is None or occ.start != start or occ.name != old or \
+            not occ.binding and not _use_renamed_to_nothing(index, occ, after, start, new):
         return []
     starts, spans = line_starts(before), []
+    what = occ.kind if occ.binding else f"use on line {_line_of(starts, start)}"
+    if not occ.binding:  # the variable's own references: a parameter's keywords too
+        occ = next(r for r in index.references(occ) if r.binding)
     for ref in index.references(occ):
         a, b = ch.to_after(ref.start), ch.to_after(ref.end)
-        if ref.start == occ.start or a is None or b is None or after[a:b] != old:
+        if ref.start == start or a is None or b is None or after[a:b] != old:
             continue
         line = _line_of(starts, ref.start)
-        reason = f"{ref.kind} of '{old}' on line {line}; the {occ.kind} was renamed to '{new}'"
+        reason = f"{ref.kind} of '{old}' on line {line}; the {what} was renamed to '{new}'"
         spans.append(Span(a, b, "rename", reason, (new,)))
     if occ.kind in MENTIONED:
         taken = {(s.start, s.end) for s in spans} | {(start, start + len(new))}
-        spans += [s for s in mentions(after, ch.to_after(start) or start, old, new)
+        spans += [s for s in mentions(after, ch.to_after(occ.start) or start, old, new)
                   if (s.start, s.end) not in taken]
     if occ.key == ("name", 0, old):  # a module-level binding: strings that name it as code
         alone = all(o.key == occ.key for o in index.bindings() if o.name == old)
         spans += module_mentions(after, old, new, annotations=alone)
     return sorted(spans, key=lambda s: s.start)
+
+
+def _use_renamed_to_nothing(index: ScopeIndex, occ: Occurrence, after: str, start: int,
+                            new: str) -> bool:
+    """Whether a use of a file's variable was renamed to a name nothing binds.
+
+    ``return acc`` → ``return total`` with no ``total`` anywhere it could come from is a
+    NameError as typed: the user renames the variable from where they stand, and its binding
+    and other uses follow (a proposal, as any). A new name that something binds (another
+    variable, a builtin, what a ``*`` import may bring) is the user's choice of that one.
+    """
+    if occ.key[0] != "name" or not any(r.binding for r in index.references(occ)) \
+            or new in _BUILTINS:
+        return False
+    now = scope_index(after)
+    use = now.at(start) if now is not None else None
+    return use is not None and use.name == new \
+        and not any(o.binding and o.key == use.key for o in now.occurrences) \
+        and not any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+                    for n in now.tree.body)
 
 
 def _other_callee(after: str, change: SignatureChange) -> Callable[[int], bool] | None:

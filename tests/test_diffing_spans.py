@@ -636,6 +636,17 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "K().m(1)\n", "m(self, a, b=D, c=-1)", "m(self, a, b, c)",
      "class K:\n    D = 1\n\n    def m(self, a, b, c):\n        return a\n\n\n"
      "K().m(1, b, c=-1)\n"),
+    # a use renamed to a name nothing binds (a NameError as typed): the variable follows
+    ("def f(a):\n    acc = a\n    acc += 1\n    return acc\n\n\nf(a=2)\n", "return acc",
+     "return total",
+     "def f(a):\n    total = a\n    total += 1\n    return total\n\n\nf(a=2)\n"),
+    ("def f(a):\n    return a + 1\n\n\nf(a=2)\n", "return a", "return b",
+     "def f(b):\n    return b + 1\n\n\nf(b=2)\n"),
+    # … not to one something binds: another variable, a builtin, what `import *` may bring
+    ("def f(a, b):\n    return a\n", "return a", "return b", "def f(a, b):\n    return b\n"),
+    ("def f(a):\n    return a\n", "return a", "return len", "def f(a):\n    return len\n"),
+    ("from m import *\n\n\ndef f(a):\n    return a\n", "return a", "return b",
+     "from m import *\n\n\ndef f(a):\n    return b\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
@@ -644,7 +655,8 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
         "reorder-positional", "reorder-method", "reorder-before-varargs", "generator-removed",
         "generator-added", "walrus-in-while", "nested-reorder", "nested-add",
         "classmethod-via-class", "staticmethod-self-named", "star-marker", "slash-marker",
-        "default-dropped", "default-dropped-method"])
+        "default-dropped", "default-dropped-method", "use-renamed", "use-renamed-parameter",
+        "use-renamed-to-another", "use-renamed-to-builtin", "use-renamed-star-import"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
 
