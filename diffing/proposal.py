@@ -27,6 +27,20 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One candidate text for a span or a repair, where it came from, and its model score."""
+
+    text: str
+    source: str  # "mechanical" | "model"
+    score: float
+
+
+def span_ranges(spans: list[Span]) -> list[tuple[int, int]]:
+    """The spans' ``(start, end)``: the regions minimal edits must keep apart."""
+    return [(s.start, s.end) for s in spans]
+
+
+@dataclass(frozen=True)
 class TextEdit:
     """Replace characters [start, end) of the original text with ``new_text``."""
 

@@ -19,20 +19,20 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from remask.infill.engine import Engine
 from remask.infill.sampler import Cancelled, SamplerConfig
 
 from .canvas import sampler_for
-from .checks import faults, fresh, merge_traces, python_ok, same_statement, title
+from .checks import faults, merge_traces, python_ok, same_statement, title
 from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
 from .holes import cursor_hole, marker_spans
-from .proposal import Proposal, Span
-from .repair import Unit, classic_repairs, mechanical_repairs, units_from_errors
+from .proposal import Choice, Proposal, Span, span_ranges
+from .repair import units_from_errors
+from .repairer import Repairer
 from .spans import affected_spans, repair_units
 from .syntax import Document, error_signature, new_errors, parse, placeholders
 from .verify import Checkout, by_rank_sum
@@ -40,18 +40,12 @@ from .verify import Checkout, by_rank_sum
 __all__ = ["Rewriter", "RewriterConfig", "SpanResult"]
 
 
-@dataclass(frozen=True)
-class _Choice:
-    text: str
-    source: str  # "mechanical" | "model"
-    score: float
-
-
 class Rewriter:
     def __init__(self, engine: Engine, config: RewriterConfig | None = None) -> None:
         self.engine = engine
         self.config = config or RewriterConfig()
         self._denoiser = SpanDenoiser(engine, self.config)
+        self._repairer = Repairer(engine, self.config, self._denoiser, self._sampler_for)
 
     # spans (no model) ---------------------------------------------------------------------
     def holes(self, text: str, path: str | None = None) -> list[Span]:
@@ -73,7 +67,7 @@ class Rewriter:
         out: list[Proposal | None] = []
         if any(s.kind == "repair" for s in spans):
             units = repair_units(before, after, path, self.config.span_cap, self.config.marker)
-            out.append(self._repair_units(after, units, path, error_signature(
+            out.append(self._repairer.units(after, units, path, error_signature(
                 parse(before, path)), cancel, on_step, strict=python_ok(before, path, None)))
         for kind in ("rename", "signature", "dangling", "hole"):
             group = [s for s in spans if s.kind == kind]
@@ -91,7 +85,7 @@ class Rewriter:
             units = units_from_errors(probe, self.config.span_cap)
             if not units:
                 break
-            p = self._repair_units(current, units, path, None, cancel, on_step, strict=False)
+            p = self._repairer.units(current, units, path, None, cancel, on_step, strict=False)
             if p is None:
                 break
             back = minimal_edits(text, current)
@@ -103,7 +97,7 @@ class Rewriter:
         if current == text:
             return None
         prop = Proposal("repair", title("repair", len(spans)), spans, current,
-                        minimal_edits(text, current, _ranges(spans)),
+                        minimal_edits(text, current, span_ranges(spans)),
                         trace={**merge_traces(traces), "sources": sources})
         return self._verified(prop, text, path)
 
@@ -153,7 +147,7 @@ class Rewriter:
             return None, results
         n = sum(r.text is not None for r in results)
         return Proposal("hole", title("hole", n), spans, current,
-                        minimal_edits(text, current, _ranges(spans)), trace=trace), results
+                        minimal_edits(text, current, span_ranges(spans)), trace=trace), results
 
     def _verified_holes(self, text: str, spans: list[Span], results: list[SpanResult],
                         path: str, trace: dict) -> tuple[str, list[SpanResult], dict]:
@@ -239,7 +233,7 @@ class Rewriter:
         trace = {**merge_traces(traces), "sources": sources, "model_agrees": agree,
                  "model_text": model_only}
         return Proposal(kind, title(kind, len(done)), done, current,
-                        minimal_edits(text, current, _ranges(done)), alts, trace)
+                        minimal_edits(text, current, span_ranges(done)), alts, trace)
 
     def _sampler_for(self, span: Span, text: str, s: int, e: int, path: str | None,
                      quick: bool = False) -> SamplerConfig:
@@ -259,7 +253,7 @@ class Rewriter:
 
     def _choices(self, text: str, s: int, e: int, span: Span, baseline: Document,
                  path: str | None, cancel: Cancel, on_step: OnStep, quick: bool = False
-                 ) -> tuple[list[_Choice], _Choice | None, dict]:
+                 ) -> tuple[list[Choice], Choice | None, dict]:
         """Return validated candidates for one span, ranked, and the model's own top candidate.
 
         Mechanical candidates that validate come first (the edit determines them); the
@@ -267,7 +261,7 @@ class Rewriter:
         """
         if not span.model:  # past the edit's cap: what the edit determines, no model pass
             # and no parse a span (hundreds of references): the proposal is checked whole
-            return [_Choice(span.mechanical[0], "mechanical", 0.0)], None, {}
+            return [Choice(span.mechanical[0], "mechanical", 0.0)], None, {}
         strict = python_ok(placeholders(text, self.config.marker), path, None)
         mech = [m for m in dict.fromkeys(span.mechanical)
                 if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
@@ -289,122 +283,17 @@ class Rewriter:
         # ``denoise_span`` kept only candidates that keep Python's parse where the text had
         # it; where it had not, those that make it parse rank first, then those with fewer
         # faults (unbound reads, dead statements), here as there (cached from there)
-        def rank(c: _Choice) -> tuple[bool, int, float]:
+        def rank(c: Choice) -> tuple[bool, int, float]:
             program = text[:s] + c.text + text[e:]
             return not python_ok(program, path, None), faults(program, path, s), -c.score
-        model = sorted((_Choice(m, "model", scores[m]) for m in res.candidates), key=rank)
+        model = sorted((Choice(m, "model", scores[m]) for m in res.candidates), key=rank)
         if span.kind == "dangling":  # a fill that leaves as many faults fixed nothing, and
             found = faults(text, path, s)  # one that makes the statement another does more
             model = [c for c in model if rank(c)[1] < found
                      and same_statement(text, text[:s] + c.text + text[e:], s)]
-        ranked = [_Choice(m, "mechanical", scores[m]) for m in mech]
+        ranked = [Choice(m, "mechanical", scores[m]) for m in mech]
         ranked += [c for c in model if c.text not in mech]
         return ranked, (model[0] if model else None), res.trace
-
-    def _repair_units(self, text: str, units: list[Unit], path: str | None,
-                      pool: list | None, cancel: Cancel, on_step: OnStep, *, strict: bool
-                      ) -> Proposal | None:
-        """Repair each unit in turn; the proposal's spans are the units' (over ``text``)."""
-        current, shift, sources, traces, spans = text, 0, [], [], []
-        for unit in units:
-            u = replace(unit, start=unit.start + shift, end=unit.end + shift,
-                        frozen=unit.frozen and (unit.frozen[0] + shift, unit.frozen[1] + shift),
-                        anchor=None if unit.anchor is None else unit.anchor + shift)
-            choice, trace = self._repair_choice(current, u, path, pool, strict, cancel,
-                                                on_step)
-            traces.append(trace)
-            if choice is None:
-                continue
-            current, delta = choice.text, len(choice.text) - len(current)
-            shift += delta
-            sources.append(choice.source)
-            spans += unit.spans()
-        if current == text:
-            return None
-        model_only = "same" if all(s == "model" for s in sources) else "none"
-        return Proposal("repair", title("repair", len(sources)), spans, current,
-                        minimal_edits(text, current, _ranges(spans)), [],
-                        {**merge_traces(traces), "sources": sources, "model_text": model_only})
-
-    def _repair_choice(self, text: str, u: Unit, path: str | None, pool: list | None,
-                       strict: bool, cancel: Cancel, on_step: OnStep
-                       ) -> tuple[_Choice | None, dict]:
-        """Return the smallest valid repair of unit ``u`` as a whole text; ties go to mechanical.
-
-        With a ``pool`` (the errors the text before the edit had), valid means no tree-sitter
-        error outside it and, when ``strict``, Python's parser satisfied. Without one (repairing
-        a file as it is), the unit must be free of errors and Python's first complaint, if
-        any, must lie past it: other broken statements are later units' business.
-        """
-        def ok(cand: str) -> bool:
-            if pool is not None:
-                return not fresh(error_signature(parse(cand, path)), pool) and \
-                    (not strict or python_ok(cand, path, None))
-            end = u.end + len(cand) - len(text)
-            return not any(e.start < end and e.end > u.start
-                           for e in parse(cand, path).errors()) and python_ok(cand, path, end)
-
-        for a, b, t in classic_repairs(text, u):  # a known typo: its fix, not a smaller one
-            if ok(cand := text[:a] + t + text[b:]):
-                return _Choice(cand, "mechanical", 0.0), {}
-        found: list[_Choice] = []
-        for a, b, t in mechanical_repairs(text, u):
-            cand = text[:a] + t + text[b:]
-            if ok(cand):
-                found.append(_Choice(cand, "mechanical", 0.0))
-                if len(found) >= 3:
-                    break
-        res = self._model_repair(text, u, path, ok, cancel, on_step)
-        prefix, suffix = text[:u.start], text[u.end:]
-        code = any(c.isalnum() for c in text[u.start:u.end])  # a statement, not a stray ")"
-        found += [_Choice(prefix + m + suffix, "model", 0.0) for m in res.candidates
-                  if m.strip() or not code]  # deleting the statement repairs nothing
-        if not found and u.anchor is not None and not text[u.anchor:u.end].strip() \
-                and u.allows(u.end, u.end):
-            res = self._completed(text, u, path, ok, cancel, on_step)
-            found += [_Choice(text[:u.end] + m + suffix, "model", 0.0) for m in res.candidates]
-        if not found:
-            return None, res.trace
-        size = {c.text: sum(len(ed.new_text) + ed.end - ed.start
-                            for ed in minimal_edits(text, c.text)) for c in found}
-        return min(found, key=lambda c: (size[c.text], c.source != "mechanical")), res.trace
-
-    def _completed(self, text: str, u: Unit, path: str | None, ok: Callable[[str], bool],
-                   cancel: Cancel, on_step: OnStep) -> SpanResult:
-        """The rest of a statement cut short (``return x +``), as inline completion writes it.
-
-        Python blames its end, and neither a punctuation mark nor the unit re-denoised at its
-        own length mends it: what is missing is text after it (an operand, an argument).
-        """
-        hole = Span(u.end, u.end, "hole", "the rest of a statement cut short")
-        res = self.denoise_span(text, u.end, u.end, path, cancel=cancel, on_step=on_step,
-                                sampler=self._sampler_for(hole, text, u.end, u.end, path))
-        keep = [m for m in res.candidates if ok(text[:u.end] + m + text[u.end:])]
-        return replace(res, text=keep[0] if keep else None, candidates=keep)
-
-    def _model_repair(self, text: str, u: Unit, path: str | None, ok: Callable[[str], bool],
-                      cancel: Cancel, on_step: OnStep) -> SpanResult:
-        """Re-mask the unit's tokens inside syntax errors (off the frozen bytes) and denoise."""
-        prefix, body, suffix = text[:u.start], text[u.start:u.end], text[u.end:]
-        doc = parse(text, path)
-        reopen = [(max(e.start, u.start) - u.start, min(e.end, u.end) - u.start)
-                  for e in doc.errors() if e.start <= u.end and e.end >= u.start]
-        if u.frozen:
-            fa, fb = u.frozen[0] - u.start, u.frozen[1] - u.start
-            reopen = [r for r in reopen if r[1] <= fa or r[0] >= fb]
-        reopen = [r for r in reopen if r[0] <= r[1]] or [(len(body), len(body))]
-        tokens = self.engine.tokenizer.encode(body)
-        fill = self.engine.refill(prefix, suffix, tokens, reopen,
-                                  candidates=self.config.candidates, cancel=cancel,
-                                  on_step=on_step)
-
-        def bad(middle: str) -> list[tuple[int, int]] | None:
-            cand = prefix + middle + suffix
-            allowed = all(u.allows(ed.start, ed.end) for ed in minimal_edits(text, cand))
-            return None if allowed and ok(cand) else [(0, len(middle))]
-
-        return self._denoiser.validate(prefix, suffix, fill, bad, cancel, on_step, None,
-                                       self.config.rounds)
 
     def _verified(self, p: Proposal | None, base: str, path: str | None) -> Proposal | None:
         """With ``config.verify``, the first candidate whose command passes, else None."""
@@ -418,6 +307,3 @@ class Rewriter:
                                                            and "top" or "alternative"})
         return None
 
-
-def _ranges(spans: list[Span]) -> list[tuple[int, int]]:
-    return [(s.start, s.end) for s in spans]
