@@ -105,6 +105,8 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
     kw_index = {k.arg: len(call.args) + i for i, k in enumerate(call.keywords)}
     edits: list[tuple[int, int, str]] = []
     old_names, new_names = [p.name for p in change.old], [p.name for p in change.new]
+    if not _could_bind(call, change, old_pos):
+        return None  # another function of that name (``data.decode("utf-8", "replace")``)
     if not starred and old_pos != new_pos and sorted(old_pos) == sorted(new_pos):
         return _named_from_first_move(inner, items, call.args, old_pos, new_pos, change, nested)
     if change.subkind == "rename-param":
@@ -145,6 +147,15 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
                                           base + len(inner), limit)
             edits.append((at - base, at - base, insert))
     return _apply(inner, edits, nested)
+
+
+def _could_bind(call: ast.Call, change: SignatureChange, old_pos: list[str]) -> bool:
+    """Whether the call fits the old signature: its places, the keywords it took."""
+    kinds = {p.kind for p in change.old}
+    named = {p.name for p in change.old if p.kind != "posonly"}
+    n_call = sum(not isinstance(a, ast.Starred) for a in call.args)
+    return ("vararg" in kinds or n_call <= len(old_pos)) and \
+        ("kwarg" in kinds or all(k.arg is None or k.arg in named for k in call.keywords))
 
 
 def _named_from_first_move(inner: str, items: list[tuple[int, int]], args: list[ast.expr],

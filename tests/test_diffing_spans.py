@@ -647,6 +647,16 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
     ("def f(a):\n    return a\n", "return a", "return len", "def f(a):\n    return len\n"),
     ("from m import *\n\n\ndef f(a):\n    return a\n", "return a", "return b",
      "from m import *\n\n\ndef f(a):\n    return b\n"),
+    # a call the old signature could not take is another function's (bytes.decode)
+    ("class A:\n    def decode(self, inp):\n        return inp\n\n\n"
+     "def g(a, data):\n    a.decode(data)\n    return data.decode('utf-8', 'replace')\n",
+     "decode(self, inp)", "decode(self, *, inp)",
+     "class A:\n    def decode(self, *, inp):\n        return inp\n\n\n"
+     "def g(a, data):\n    a.decode(inp=data)\n    return data.decode('utf-8', 'replace')\n"),
+    ("class A:\n    def get(self, key):\n        return key\n\n\n"
+     "def g(a, d):\n    return a.get(1), d.get(key=1, default=2)\n", "get(self, key)",
+     "get(self)", "class A:\n    def get(self):\n        return key\n\n\n"
+     "def g(a, d):\n    return a.get(), d.get(key=1, default=2)\n"),
 ], ids=["augassign", "kw-other-class", "kw-shadowed-callee", "kw-of-kwargs", "module-attr",
         "call-via-parameter", "reorder", "nested-call", "break-past-else", "finally",
         "match-capture-shadows", "match-as", "super-from-below", "super-from-above",
@@ -656,7 +666,8 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
         "generator-added", "walrus-in-while", "nested-reorder", "nested-add",
         "classmethod-via-class", "staticmethod-self-named", "star-marker", "slash-marker",
         "default-dropped", "default-dropped-method", "use-renamed", "use-renamed-parameter",
-        "use-renamed-to-another", "use-renamed-to-builtin", "use-renamed-star-import"])
+        "use-renamed-to-another", "use-renamed-to-builtin", "use-renamed-star-import",
+        "unbindable-positional", "unbindable-keyword"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
     assert _followed(before, old, new) == want
 
