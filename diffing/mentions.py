@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import symtable
 import tokenize
 
 from .edits import ast_offset, line_starts, parse_python
@@ -62,76 +63,128 @@ def mentions(text: str, offset: int, old: str, new: str) -> list[Span]:
     return out
 
 
-def module_mentions(text: str, old: str, new: str, annotations: bool = True) -> list[Span]:
+def module_mentions(text: str, old: str, new: str) -> list[Span]:
     """Return the strings naming module-level ``old``: in ``__all__``, string annotations.
 
-    ``annotations`` False leaves the latter: the caller knows another binding in the file
-    is named ``old``, which such a string might mean instead.
+    An annotation evaluated where another binding of ``old`` is seen first (a parameter of
+    that name, a class attribute beside the method) means that one and is left.
     """
     try:
         tree = parse_python(text)
     except SyntaxError:
         return []
     starts, out = line_starts(text), []
-    for node, where in _name_strings(tree, annotations):
+    found = [(n, "__all__") for n in _all_strings(tree)] + \
+        [(n, "an annotation") for n in _annotation_strings(tree, text, old)]
+    for node, where in found:
         a = ast_offset(text, starts, node.lineno, node.col_offset)
         b = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
         quote = text[a:b][:1]
         if quote not in ("'", '"') or text[a:b] != quote + node.value + quote:
             continue  # a prefix, an escape, a triple quote, implicit concatenation: leave it
         if where == "__all__":
-            names = [(0, old)] if node.value == old else []
+            names = [0] if node.value == old else []
         else:
             try:
                 expr = ast.parse(node.value, mode="eval")
             except SyntaxError:
                 continue
-            names = [(n.col_offset, n.id) for n in ast.walk(expr)
+            names = [n.col_offset for n in ast.walk(expr)
                      if isinstance(n, ast.Name) and n.id == old and n.lineno == 1]
         out += [Span(a + 1 + col, a + 1 + col + len(old), "rename",
                      f"'{old}' named in {where} on line {node.lineno}; renamed to '{new}'",
-                     (new,)) for col, _ in names]
+                     (new,)) for col in names]
     return out
 
 
-def _name_strings(tree: ast.Module, annotations: bool) -> list[tuple[ast.Constant, str]]:
-    """The string constants of ``__all__``'s module-level statements, and of annotations."""
-    out: list[tuple[ast.Constant, str]] = []
-
-    def strings(expr: ast.AST | None, where: str) -> None:
-        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            out.append((expr, where))
-        elif isinstance(expr, ast.Subscript) and _typing(expr.value) == "Literal":
-            return  # Literal["r", "w"]: values, not types
-        elif isinstance(expr, ast.Subscript) and _typing(expr.value) == "Annotated":
-            elts = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
-            strings(elts[0], where)  # the rest is metadata
-        elif expr is not None:
-            for child in ast.iter_child_nodes(expr):
-                strings(child, where)
-
-    for stmt in tree.body:
-        value = None
+def _all_strings(tree: ast.Module) -> list[ast.Constant]:
+    """The strings ``__all__`` is made of, in module-level statements (``if`` blocks too)."""
+    out: list[ast.Constant] = []
+    todo = list(tree.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        todo += [c for c in ast.iter_child_nodes(stmt) if isinstance(c, ast.stmt)]
+        todo += [c for h in getattr(stmt, "handlers", ()) for c in h.body]
+        value: ast.AST | None = None
         if isinstance(stmt, ast.Assign) and any(_is_all(t) for t in stmt.targets) or \
                 isinstance(stmt, ast.AugAssign | ast.AnnAssign) and _is_all(stmt.target):
             value = stmt.value
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
                 isinstance(stmt.value.func, ast.Attribute) and _is_all(stmt.value.func.value) \
-                and stmt.value.func.attr in ("append", "extend"):
+                and stmt.value.func.attr in ("append", "extend", "insert", "remove"):
             value = ast.Tuple(elts=stmt.value.args)
-        if isinstance(value, ast.List | ast.Tuple):
-            out += [(e, "__all__") for e in value.elts
-                    if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-        elif isinstance(value, ast.BinOp):  # __all__ = a.__all__ + ["x"]
-            strings(value, "__all__")
-    if not annotations:
-        return out
-    for node in ast.walk(tree):
-        if isinstance(node, ast.arg | ast.AnnAssign):
-            strings(node.annotation, "an annotation")
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            strings(node.returns, "an annotation")
+        if value is not None:  # ``a.__all__ + ["x"]`` too
+            out += [n for n in ast.walk(value)
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     return out
+
+
+def _annotation_strings(tree: ast.Module, text: str, old: str) -> list[ast.Constant]:
+    """The string constants of annotations where ``old`` means the module's binding.
+
+    A def's parameter and return annotations are evaluated where the def is, a variable's
+    where it is declared; a function scope that binds ``old`` hides the module's from all
+    it encloses, a class body only from what is directly in it.
+    """
+    try:
+        binds = _scopes_binding(symtable.symtable(text, "<remask>", "exec"), old)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    out: list[ast.Constant] = []
+
+    def visit(node: ast.AST, hidden: bool, class_hides: bool) -> None:
+        here = hidden or class_hides
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if not isinstance(child, ast.ClassDef) and not here:
+                    args = child.args
+                    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                              args.vararg, args.kwarg]:
+                        out.extend(_strings(a.annotation if a else None))
+                    out.extend(_strings(child.returns))
+                own = (child.name, child.lineno) in binds
+                if isinstance(child, ast.ClassDef):
+                    visit(child, hidden, own)
+                else:
+                    visit(child, hidden or own, False)
+            elif isinstance(child, ast.AnnAssign):
+                if not here:
+                    out.extend(_strings(child.annotation))
+            elif not isinstance(child, ast.arguments):
+                visit(child, hidden, class_hides)
+
+    visit(tree, False, False)
+    return out
+
+
+def _scopes_binding(table: symtable.SymbolTable, name: str) -> set[tuple[str, int]]:
+    """``(name, line)`` of every function or class scope that binds ``name`` itself."""
+    out = set()
+    for child in table.get_children():
+        try:
+            sym = child.lookup(name)
+        except KeyError:
+            sym = None
+        if sym is not None and (sym.is_local() or sym.is_parameter()) and not sym.is_global():
+            out.add((child.get_name(), child.get_lineno()))
+        out |= _scopes_binding(child, name)
+    return out
+
+
+def _strings(expr: ast.AST | None) -> list[ast.Constant]:
+    """The string constants in an annotation: not ``Literal``'s values, not metadata."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return [expr]
+    if isinstance(expr, ast.Subscript) and _typing(expr.value) == "Literal":
+        return []  # Literal["r", "w"]: values, not types
+    if isinstance(expr, ast.Subscript) and _typing(expr.value) == "Annotated":
+        elts = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        return _strings(elts[0])  # the rest is metadata
+    if expr is None:
+        return []
+    return [s for c in ast.iter_child_nodes(expr) for s in _strings(c)]
 
 
 def _typing(node: ast.expr) -> str:

@@ -84,8 +84,7 @@ def rename_spans(before: str, after: str, ch: Change) -> list[Span]:
         spans += [s for s in mentions(after, ch.to_after(occ.start) or start, old, new)
                   if (s.start, s.end) not in taken]
     if occ.key == ("name", 0, old):  # a module-level binding: strings that name it as code
-        alone = all(o.key == occ.key for o in index.bindings() if o.name == old)
-        spans += module_mentions(after, old, new, annotations=alone)
+        spans += module_mentions(after, old, new)
     return sorted(spans, key=lambda s: s.start)
 
 

@@ -100,8 +100,40 @@ def test_a_module_level_rename_follows_into_all_and_string_annotations():
     assert 'return "Node"' in got and "'Node\\n'" in got
 
 
-def test_a_string_annotation_may_mean_another_binding_of_the_name():
-    text = STRINGS + "\n\ndef h():\n    Node = 1\n    return Node\n"
-    got = _follow(text, "class Node", "class Vertex")
-    assert '__all__ = ["Vertex", "other"]' in got  # __all__ names module-level ones only
-    assert 'o: "Node"' in got and '"list[Node] | None"' in got
+SCOPED = '''class Node:
+    pass
+
+
+def h(n: "Node", Node: int = 0) -> "Node":
+    x: "Node" = n
+
+    def inner(m: "Node") -> None:
+        pass
+    return x
+
+
+class Box:
+    Node = int
+
+    def put(self, v: "Node") -> None:
+        def check(w: "Node") -> None:
+            pass
+'''
+
+
+def test_a_string_annotation_means_the_binding_seen_where_it_is_evaluated():
+    got = _follow(SCOPED, "class Node", "class Vertex")
+    # h's own annotations are evaluated beside h: the module's class
+    assert 'def h(n: "Vertex", Node: int = 0) -> "Vertex":' in got
+    # in h's body, its parameter Node hides the class
+    assert 'x: "Node" = n' in got and 'def inner(m: "Node")' in got
+    # a class attribute hides it in the class body only, not inside the methods
+    assert 'def put(self, v: "Node")' in got and 'def check(w: "Vertex")' in got
+
+
+def test_all_is_followed_in_every_module_level_form():
+    text = ('import sys\n\n__all__ = ["run"]\n__all__.extend(["run", "stop"])\n'
+            'if sys.platform == "win32":\n    __all__ += ["run"]\n\n\ndef run():\n'
+            '    return ["run"]\n')
+    got = _follow(text, "def run", "def start")
+    assert got.count('"start"') == 3 and 'return ["run"]' in got and '"stop"' in got
