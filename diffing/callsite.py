@@ -217,24 +217,11 @@ def _keyword_kinds(inner: str, call: ast.Call, items: list[tuple[int, int]],
 def _default(change: SignatureChange, name: str) -> str:
     """What a call that left out ``name`` passed, now that it has no default: its old default.
 
-    Only where the call site can read it as the def did: a literal, or a module function's
-    default made of names (a method's may be its class's); else the name, a guess to overrule.
+    Only where the call site reads it as the def did (:attr:`Param.portable`); else the
+    name, a guess to overrule.
     """
-    value = next((p.value for p in change.old if p.name == name), None)
-    if value is None:
-        return name
-    try:
-        ast.literal_eval(value)
-        return value
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        pass
-    try:
-        expr = ast.parse(value.strip(), mode="eval").body
-    except SyntaxError:
-        return name
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return value if isinstance(expr, ast.Name) and not change.in_class else name
+    old = next((p for p in change.old if p.name == name), None)
+    return old.value if old is not None and old.value is not None and old.portable else name
 
 
 def _place(n_items: int, n_call: int, old_pos: list[str], new_pos: list[str],

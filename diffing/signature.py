@@ -21,6 +21,7 @@ class Param:
     kind: str  # posonly | pos | vararg | kwonly | kwarg
     default: bool
     value: str | None = None  # the default as written
+    portable: bool = False  # ``value`` reads the same at a call site (not a class's name)
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,12 @@ def signature_change(before: str, after: str) -> SignatureChange | None:
         old, new = _defs(parse_python(before)), _defs(parse_python(after))
     except SyntaxError:
         return None
-    for key, (node, method) in new.items():
+    for key, (node, method, hidden) in new.items():
         if key in old and ast.dump(old[key][0].args) != ast.dump(node.args):
             return SignatureChange(node.name, key[0], method,
-                                   _params(old[key][0].args, before), _params(node.args, after),
-                                   node.lineno, method and _decorated(node, "classmethod"))
+                                   _params(old[key][0].args, before, old[key][2]),
+                                   _params(node.args, after, hidden), node.lineno,
+                                   method and _decorated(node, "classmethod"))
     return None
 
 
@@ -110,11 +112,14 @@ def _statements(node: ast.AST) -> Iterator[ast.stmt]:
             yield from value
 
 
-def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool]]:
-    out: dict[tuple[str, int], tuple[ast.FunctionDef, bool]] = {}
+_Def = tuple[ast.FunctionDef, bool, frozenset[str]]  # the def, a method?, its class's names
+
+
+def _defs(tree: ast.Module) -> dict[tuple[str, int], _Def]:
+    out: dict[tuple[str, int], _Def] = {}
     seen: dict[str, int] = {}
 
-    def walk(node: ast.AST, prefix: str, in_class: bool) -> None:
+    def walk(node: ast.AST, prefix: str, in_class: bool, hidden: frozenset[str]) -> None:
         for child in _statements(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 q = prefix + child.name
@@ -122,15 +127,29 @@ def _defs(tree: ast.Module) -> dict[tuple[str, int], tuple[ast.FunctionDef, bool
                 first = (child.args.posonlyargs + child.args.args)[:1]
                 method = in_class and bool(first) and not _decorated(child, "staticmethod") \
                     and (first[0].arg in ("self", "cls") or _decorated(child, "classmethod"))
-                out[(q, seen[q])] = (child, method)
-                walk(child, q + ".<locals>.", False)
+                out[(q, seen[q])] = (child, method, hidden)
+                walk(child, q + ".<locals>.", False, frozenset())
             elif isinstance(child, ast.ClassDef):
-                walk(child, prefix + child.name + ".", True)
+                walk(child, prefix + child.name + ".", True, _class_names(child))
             else:
-                walk(child, prefix, in_class)
+                walk(child, prefix, in_class, hidden)
 
-    walk(tree, "", False)
+    walk(tree, "", False, frozenset())
     return out
+
+
+def _class_names(node: ast.ClassDef) -> frozenset[str]:
+    """The names a class body binds: what its defs' defaults may read and a call site not."""
+    names = set()
+    for stmt in _statements(node):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+        else:
+            names |= {n.id for n in ast.walk(stmt)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return frozenset(names)
 
 
 def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
@@ -138,26 +157,43 @@ def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
-def _params(args: ast.arguments, text: str) -> tuple[Param, ...]:
+def _params(args: ast.arguments, text: str, hidden: frozenset[str]) -> tuple[Param, ...]:
     starts = line_starts(text)  # once: ``ast.get_source_segment`` splits the whole text a call
 
-    def value(d: ast.expr | None) -> str | None:
+    def param(name: str, kind: str, d: ast.expr | None) -> Param:
         if d is None:
-            return None
-        return text[_offset(text, starts, d.lineno, d.col_offset):
-                    _offset(text, starts, d.end_lineno, d.end_col_offset)]
+            return Param(name, kind, False)
+        value = text[_offset(text, starts, d.lineno, d.col_offset):
+                     _offset(text, starts, d.end_lineno, d.end_col_offset)]
+        return Param(name, kind, True, value, _portable(d, hidden))
 
     pos = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(pos) - len(args.defaults)) + list(args.defaults)
-    out = [Param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos", d is not None,
-                 value(d)) for i, (a, d) in enumerate(zip(pos, defaults, strict=True))]
+    out = [param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos", d)
+           for i, (a, d) in enumerate(zip(pos, defaults, strict=True))]
     if args.vararg:
         out.append(Param(args.vararg.arg, "vararg", False))
-    out += [Param(a.arg, "kwonly", d is not None, value(d))
+    out += [param(a.arg, "kwonly", d)
             for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
     if args.kwarg:
         out.append(Param(args.kwarg.arg, "kwarg", False))
     return tuple(out)
+
+
+def _portable(d: ast.expr, hidden: frozenset[str]) -> bool:
+    """Whether a default reads the same at a call site: a literal, a name not its class's.
+
+    ``-1``, ``None``, ``()``; ``_MISSING``, ``os.sep``. A call (``object()``) would be
+    another value at each call site.
+    """
+    try:
+        ast.literal_eval(d)
+        return True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    while isinstance(d, ast.Attribute):
+        d = d.value
+    return isinstance(d, ast.Name) and d.id not in hidden
 
 
 def _subsequence(short: list[str], long: list[str]) -> bool:

@@ -632,10 +632,10 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "def f(a, b, *, c):\n    return a\n\n\nf(1, 2, c=None)\nf(a=1, b=2, c=None)\n"
      "f(1, 3, c=4)\n"),
     # … where the call site reads it as the def did: a method's may name its class's
-    ("class K:\n    D = 1\n\n    def m(self, a, b=D, c=-1):\n        return a\n\n\n"
-     "K().m(1)\n", "m(self, a, b=D, c=-1)", "m(self, a, b, c)",
-     "class K:\n    D = 1\n\n    def m(self, a, b, c):\n        return a\n\n\n"
-     "K().m(1, b, c=-1)\n"),
+    ("X = 7\n\n\nclass K:\n    D = 1\n\n    def m(self, a, b=D, c=-1, d=X, e=object()):\n"
+     "        return a\n\n\nK().m(1)\n", "m(self, a, b=D, c=-1, d=X, e=object())",
+     "m(self, a, b, c, d, e)", "X = 7\n\n\nclass K:\n    D = 1\n\n    def m(self, a, b, c, d, e):\n"
+     "        return a\n\n\nK().m(1, b, c=-1, d=X, e=e)\n"),
     # a use renamed to a name nothing binds (a NameError as typed): the variable follows
     ("def f(a):\n    acc = a\n    acc += 1\n    return acc\n\n\nf(a=2)\n", "return acc",
      "return total",
