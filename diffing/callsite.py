@@ -125,7 +125,7 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
                 edits.append(_delete_item(items, i))
         kinds = {p.name: p.kind for p in change.new}
         if not starred:
-            moved = _keyword_kinds(inner, call, items, old_pos, new_pos, kinds)
+            moved = _keyword_kinds(inner, call, items, old_pos, new_pos, kinds, nested)
             if moved is None:
                 return None  # an argument to be passed positionally now is not next in line
             edits += moved
@@ -188,29 +188,47 @@ def _named_from_first_move(inner: str, items: list[tuple[int, int]], args: list[
 
 
 def _keyword_kinds(inner: str, call: ast.Call, items: list[tuple[int, int]],
-                   old_pos: list[str], new_pos: list[str], kinds: dict[str, str]
-                   ) -> list[tuple[int, int, str]] | None:
+                   old_pos: list[str], new_pos: list[str], kinds: dict[str, str],
+                   nested: list[tuple[int, int, str]]) -> list[tuple[int, int, str]] | None:
     """The edits for parameters that became keyword-only or positional-only (``*``, ``/``).
 
     A positional argument whose parameter is keyword-only now is passed by name (they are
-    the last positional ones: the order of evaluation stays). A keyword argument whose
-    parameter is positional-only now loses its name where it is the next in line — the
-    parameters before it passed positionally, the keywords before it so changed too; else
-    None: it would have to move before other arguments.
+    the last positional ones: the order of evaluation stays). Keyword arguments whose
+    parameters are positional-only now lose their names and go first among the keywords in
+    the parameters' order; where that moves them, the arguments from the first moved on may
+    hold at most one that is not a name, a constant or an attribute (as for reorders). None
+    where it cannot be said: a positional-only parameter before them that no one passes.
     """
     n_call = len(call.args)
     edits = [(items[i][0], items[i][0], f"{name}=") for i, name in enumerate(old_pos[:n_call])
              if kinds.get(name) == "kwonly"]
-    named = [k.arg for k in call.keywords if kinds.get(k.arg or "") == "posonly"]
+    named = {k.arg for k in call.keywords if kinds.get(k.arg or "") == "posonly"}
     if not named:
         return edits
     kept = sum(kinds.get(n) in POSITIONAL for n in old_pos[:n_call])
-    if [k.arg for k in call.keywords[:len(named)]] != named or \
-            new_pos[kept:kept + len(named)] != named:
+    want = new_pos[kept:kept + len(named)]
+    if set(want) != named:
         return None
-    for j in range(len(named)):
-        s = items[n_call + j][0]
-        edits.append((s, _NAMED.match(inner, s).end(), ""))
+    written = [k.arg for k in call.keywords]
+    order = want + [a for a in written if a not in named]
+    first = next((j for j, (a, b) in enumerate(zip(written, order, strict=True)) if a != b),
+                 len(written))
+    if sum(not isinstance(k.value, ast.Name | ast.Constant | ast.Attribute)
+           for k in call.keywords[first:]) > 1:
+        return None
+
+    def text(name: str) -> str:  # the argument as it is written now, unnamed if positional
+        a, b = items[n_call + written.index(name)]
+        if name in named:
+            a = _NAMED.match(inner, a).end()
+        return _piece(inner, a, b, nested)
+
+    for j, name in enumerate(order):
+        if j >= first:
+            edits.append((*items[n_call + j], text(name)))
+        elif name in named:
+            s = items[n_call + j][0]
+            edits.append((s, _NAMED.match(inner, s).end(), ""))
     return edits
 
 

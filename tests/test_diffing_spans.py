@@ -622,10 +622,12 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "f(a, b, c=3)", "f(a, *, b, c=3)",
      "def f(a, *, b, c=3):\n    return a\n\n\nf(1, b=2)\nf(1, b=2, c=4)\nf(a=1, b=2)\n"
      "f(*xs)\n"),
-    # a / makes what precedes positional-only: keywords next in line lose their names
-    ("def f(a, b, c=3):\n    return a\n\n\nf(a=1, b=2)\nf(1, b=2, c=5)\nf(b=2, a=1)\n",
-     "f(a, b, c=3)", "f(a, b, /, c=3)",
-     "def f(a, b, /, c=3):\n    return a\n\n\nf(1, 2)\nf(1, 2, c=5)\nf(b=2, a=1)\n"),
+    # a / makes what precedes positional-only: those keywords lose their names and go first,
+    # in the parameters' order where no two calls would be evaluated in another order
+    ("def f(a, b, c=3):\n    return a\n\n\nf(a=1, b=2)\nf(1, b=2, c=5)\nf(b=2, a=1)\n"
+     "f(c=g(), b=2, a=1)\nf(c=g(), b=h(), a=1)\n", "f(a, b, c=3)", "f(a, b, /, c=3)",
+     "def f(a, b, /, c=3):\n    return a\n\n\nf(1, 2)\nf(1, 2, c=5)\nf(1, 2)\n"
+     "f(1, 2, c=g())\nf(c=g(), b=h(), a=1)\n"),
     # a default dropped: calls that left it out pass what it was
     ("def f(a, b=2, *, c=None):\n    return a\n\n\nf(1)\nf(a=1)\nf(1, 3, c=4)\n",
      "f(a, b=2, *, c=None)", "f(a, b, *, c)",
