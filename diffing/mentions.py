@@ -128,6 +128,10 @@ def _annotation_strings(tree: ast.Module, text: str, old: str) -> list[ast.Const
     where it is declared; a function scope that binds ``old`` hides the module's from all
     it encloses, a class body only from what is directly in it.
     """
+    if not any(old in c.value for n in ast.walk(tree) for c in _strings(
+            n.annotation if isinstance(n, ast.arg | ast.AnnAssign) else
+            n.returns if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) else None)):
+        return []  # the common case: no string annotation names it, no symbol table needed
     try:
         binds = _scopes_binding(symtable.symtable(text, "<remask>", "exec"), old)
     except (SyntaxError, ValueError, RecursionError):
