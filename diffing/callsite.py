@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from .arglist import insert_arguments, line_limit
 from .edits import ast_offset as _offset
@@ -60,15 +61,18 @@ def call_site_spans(text: str, change: SignatureChange,
     # a call in another's arguments (``f(f(1, 2), 3)``): the inner ones first, and an outer
     # one that changes itself takes their updates into its own (one span, both calls right)
     spans: list[Span] = []
+    around = _Around(tree)
     for start, end, call in sorted(calls, key=lambda c: c[1] - c[0]):
         inner = text[start:end]
-        updated = update_arguments(text, starts, call, start, change, limit)
+        hides = partial(around.hides, call)
+        updated = update_arguments(text, starts, call, start, change, limit, (), hides)
         if updated is None or updated == inner:
             continue  # the new signature accepts this call as it is, or nothing is knowable
         within = [s for s in spans if start <= s.start and s.end <= end]
         if within:
             updated = update_arguments(text, starts, call, start, change, limit,
-                                       [(s.start, s.end, s.mechanical[0]) for s in within])
+                                       [(s.start, s.end, s.mechanical[0]) for s in within],
+                                       hides)
             if updated is None:
                 continue
             spans = [s for s in spans if s not in within]
@@ -77,14 +81,50 @@ def call_site_spans(text: str, change: SignatureChange,
     return sorted(spans, key=lambda s: s.start)
 
 
+class _Around:
+    """The names the functions around a node bind (its parameters, its assignments…)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self._parents: dict[ast.AST, ast.AST] | None = None
+
+    def hides(self, node: ast.AST, name: str) -> bool:
+        """Whether a function around ``node`` binds ``name`` (anywhere in it: errs to hide)."""
+        if self._parents is None:  # only for a default to pass: seldom
+            self._parents = {c: p for p in ast.walk(self.tree) for c in ast.iter_child_nodes(p)}
+        while node in self._parents:
+            node = self._parents[node]
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and \
+                    name in _bound_in(node):
+                return True
+        return False
+
+
+def _bound_in(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    a = fn.args
+    names = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n is not fn:
+            names.add(n.name)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            names |= {(al.asname or al.name).split(".")[0] for al in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    return names
+
+
 def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
                      change: SignatureChange, limit: int,
-                     nested: Sequence[tuple[int, int, str]] = ()) -> str | None:
+                     nested: Sequence[tuple[int, int, str]] = (),
+                     hides: Callable[[str], bool] = lambda name: False) -> str | None:
     """Return the argument list updated for the new signature, or None when it can't be.
 
     An inserted argument that would take its line past ``limit`` wraps (:mod:`.arglist`).
     ``nested`` are replacements (offsets in ``text``) inside the arguments, the updates of
     calls among them: they are made too, and go with an argument that is dropped.
+    ``hides(name)``: whether a binding around the call hides the module's ``name``.
 
     ``*args``/``**kw`` at the call make the binding of positions unknown: only keywords the
     call names are renamed or dropped.
@@ -124,11 +164,13 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
             if i is not None:
                 edits.append(_delete_item(items, i))
         kinds = {p.name: p.kind for p in change.new}
+        named = False  # a lone generator named: ``f(data=x for x in y)`` would not parse
         if not starred:
             moved = _keyword_kinds(inner, call, items, old_pos, new_pos, kinds, nested)
             if moved is None:
                 return None  # an argument to be passed positionally now is not next in line
             edits += moved
+            named = any(e[:2] == (0, 0) for e in moved)
         omitted = {p.name for p in change.old if p.default} - set(kw_index) \
             - set(old_pos[:len(call.args)])
         groups: dict[int | None, list[str]] = {}  # arguments going in after items[k]
@@ -137,10 +179,11 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
                     or p.name in old_names and p.name not in omitted:
                 continue  # (a call that names it already passes it)
             k, new = _place(len(items), len(call.args), old_pos, new_pos, p,
-                            _default(change, p.name) if p.name in old_names else p.name)
+                            _default(change, p.name, hides) if p.name in old_names
+                            else p.name)
             groups.setdefault(k, []).append(new)
         absolute = [(a + base, b + base) for a, b in items]
-        if groups and bare:  # another argument beside it: it needs parentheses of its own
+        if bare and (groups or named):  # another argument beside it, or a name: parentheses
             edits += [(0, 0, "("), (items[0][1], items[0][1], ")")]
         for k, news in groups.items():
             at, insert = insert_arguments(text, absolute, k, news, base - 1,
@@ -232,14 +275,21 @@ def _keyword_kinds(inner: str, call: ast.Call, items: list[tuple[int, int]],
     return edits
 
 
-def _default(change: SignatureChange, name: str) -> str:
+def _default(change: SignatureChange, name: str, hides: Callable[[str], bool]) -> str:
     """What a call that left out ``name`` passed, now that it has no default: its old default.
 
-    Only where the call site reads it as the def did (:attr:`Param.portable`); else the
-    name, a guess to overrule.
+    Where the call site reads it as the def did (:attr:`Param.at_call`) and no binding
+    around the call ``hides`` the name it reads; else the name, a guess to overrule.
     """
     old = next((p for p in change.old if p.name == name), None)
-    return old.value if old is not None and old.value is not None and old.portable else name
+    if old is None or old.at_call is None:
+        return name
+    try:
+        ast.literal_eval(old.at_call)
+        return old.at_call
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        root = re.match(r"\w+", old.at_call)  # a name or an attribute chain (Param.at_call)
+    return old.at_call if root is not None and not hides(root.group()) else name
 
 
 def _place(n_items: int, n_call: int, old_pos: list[str], new_pos: list[str],

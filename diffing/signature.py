@@ -21,7 +21,7 @@ class Param:
     kind: str  # posonly | pos | vararg | kwonly | kwarg
     default: bool
     value: str | None = None  # the default as written
-    portable: bool = False  # ``value`` reads the same at a call site (not a class's name)
+    at_call: str | None = None  # what a call site passes for the default, where it can
 
 
 @dataclass(frozen=True)
@@ -112,14 +112,16 @@ def _statements(node: ast.AST) -> Iterator[ast.stmt]:
             yield from value
 
 
-_Def = tuple[ast.FunctionDef, bool, frozenset[str]]  # the def, a method?, its class's names
+# the def, whether a method, and its class's names and how they are reached from outside it
+_Def = tuple[ast.FunctionDef, bool, tuple[frozenset[str], str | None]]
 
 
 def _defs(tree: ast.Module) -> dict[tuple[str, int], _Def]:
     out: dict[tuple[str, int], _Def] = {}
     seen: dict[str, int] = {}
 
-    def walk(node: ast.AST, prefix: str, in_class: bool, hidden: frozenset[str]) -> None:
+    def walk(node: ast.AST, prefix: str, in_class: bool,
+             hidden: tuple[frozenset[str], str | None]) -> None:
         for child in _statements(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 q = prefix + child.name
@@ -128,13 +130,15 @@ def _defs(tree: ast.Module) -> dict[tuple[str, int], _Def]:
                 method = in_class and bool(first) and not _decorated(child, "staticmethod") \
                     and (first[0].arg in ("self", "cls") or _decorated(child, "classmethod"))
                 out[(q, seen[q])] = (child, method, hidden)
-                walk(child, q + ".<locals>.", False, frozenset())
+                walk(child, q + ".<locals>.", False, (frozenset(), None))
             elif isinstance(child, ast.ClassDef):
-                walk(child, prefix + child.name + ".", True, _class_names(child))
+                q = prefix + child.name
+                walk(child, q + ".", True, (_class_names(child),
+                                            None if "<locals>" in q else q))
             else:
                 walk(child, prefix, in_class, hidden)
 
-    walk(tree, "", False, frozenset())
+    walk(tree, "", False, (frozenset(), None))
     return out
 
 
@@ -157,7 +161,8 @@ def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
-def _params(args: ast.arguments, text: str, hidden: frozenset[str]) -> tuple[Param, ...]:
+def _params(args: ast.arguments, text: str,
+            hidden: tuple[frozenset[str], str | None]) -> tuple[Param, ...]:
     starts = line_starts(text)  # once: ``ast.get_source_segment`` splits the whole text a call
 
     def param(name: str, kind: str, d: ast.expr | None) -> Param:
@@ -165,7 +170,7 @@ def _params(args: ast.arguments, text: str, hidden: frozenset[str]) -> tuple[Par
             return Param(name, kind, False)
         value = text[_offset(text, starts, d.lineno, d.col_offset):
                      _offset(text, starts, d.end_lineno, d.end_col_offset)]
-        return Param(name, kind, True, value, _portable(d, hidden))
+        return Param(name, kind, True, value, _at_call(d, value, *hidden))
 
     pos = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(pos) - len(args.defaults)) + list(args.defaults)
@@ -180,20 +185,27 @@ def _params(args: ast.arguments, text: str, hidden: frozenset[str]) -> tuple[Par
     return tuple(out)
 
 
-def _portable(d: ast.expr, hidden: frozenset[str]) -> bool:
-    """Whether a default reads the same at a call site: a literal, a name not its class's.
+def _at_call(d: ast.expr, value: str, hidden: frozenset[str], owner: str | None
+             ) -> str | None:
+    """What a call site passes to mean the default ``d``, or None where nothing can.
 
-    ``-1``, ``None``, ``()``; ``_MISSING``, ``os.sep``. A call (``object()``) would be
-    another value at each call site.
+    A literal (``-1``, ``None``, ``()``) or a name (``_MISSING``, ``os.sep``) as written; a
+    name of the def's class body reached through the class (``_write`` → ``Conn._write``).
+    A call (``object()``) would be another value at each call site.
     """
     try:
         ast.literal_eval(d)
-        return True
+        return value
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         pass
-    while isinstance(d, ast.Attribute):
-        d = d.value
-    return isinstance(d, ast.Name) and d.id not in hidden
+    root = d
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or "\n" in value:
+        return None
+    if root.id not in hidden:
+        return value
+    return f"{owner}.{value}" if owner else None
 
 
 def _subsequence(short: list[str], long: list[str]) -> bool:

@@ -637,7 +637,16 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
     ("X = 7\n\n\nclass K:\n    D = 1\n\n    def m(self, a, b=D, c=-1, d=X, e=object()):\n"
      "        return a\n\n\nK().m(1)\n", "m(self, a, b=D, c=-1, d=X, e=object())",
      "m(self, a, b, c, d, e)", "X = 7\n\n\nclass K:\n    D = 1\n\n    def m(self, a, b, c, d, e):\n"
-     "        return a\n\n\nK().m(1, b, c=-1, d=X, e=e)\n"),
+     "        return a\n\n\nK().m(1, K.D, c=-1, d=X, e=e)\n"),
+    # … and not where a binding around the call hides the name it reads
+    ("BASE = '/usr'\n\n\ndef resolve(path, base=BASE):\n    return base\n\n\n"
+     "def probe():\n    BASE = None\n    return resolve('x')\n\n\nresolve('y')\n",
+     "resolve(path, base=BASE)", "resolve(path, base)",
+     "BASE = '/usr'\n\n\ndef resolve(path, base):\n    return base\n\n\n"
+     "def probe():\n    BASE = None\n    return resolve('x', base)\n\n\nresolve('y', BASE)\n"),
+    # a lone generator argument passed by name now needs parentheses of its own
+    ("def total(data):\n    return 0\n\n\ntotal(x * 2 for x in y)\n", "total(data)",
+     "total(*, data)", "def total(*, data):\n    return 0\n\n\ntotal(data=(x * 2 for x in y))\n"),
     # a use renamed to a name nothing binds (a NameError as typed): the variable follows
     ("def f(a):\n    acc = a\n    acc += 1\n    return acc\n\n\nf(a=2)\n", "return acc",
      "return total",
@@ -667,7 +676,8 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
         "reorder-positional", "reorder-method", "reorder-before-varargs", "generator-removed",
         "generator-added", "walrus-in-while", "nested-reorder", "nested-add",
         "classmethod-via-class", "staticmethod-self-named", "star-marker", "slash-marker",
-        "default-dropped", "default-dropped-method", "use-renamed", "use-renamed-parameter",
+        "default-dropped", "default-dropped-method",
+        "default-dropped-hidden", "generator-made-keyword", "use-renamed", "use-renamed-parameter",
         "use-renamed-to-another", "use-renamed-to-builtin", "use-renamed-star-import",
         "unbindable-positional", "unbindable-keyword"])
 def test_follow_ups_keep_what_the_program_means(before, old, new, want):
