@@ -76,7 +76,7 @@ def call_site_spans(text: str, change: SignatureChange,
             if updated is None:
                 continue
             spans = [s for s in spans if s not in within]
-        reason = f"call to {change.name}() on line {call.lineno}: {change.subkind}"
+        reason = f"call to {change.name}() on line {call.lineno}: {change.summary}"
         spans.append(Span(start, end, "signature", reason, (updated,)))
     return sorted(spans, key=lambda s: s.start)
 

@@ -62,6 +62,27 @@ class SignatureChange:
             return "rename-param"  # (the same names in another order are no rename)
         return "other"
 
+    @property
+    def summary(self) -> str:
+        """What changed, in words, for the reason a call site is shown with."""
+        old = {p.name: p for p in self.old}
+        new = {p.name: p for p in self.new}
+        gone, added = [n for n in old if n not in new], [n for n in new if n not in old]
+        if self.subkind == "rename-param":
+            return ", ".join(f"{a.name} renamed to {b.name}"
+                             for a, b in zip(self.old, self.new, strict=True) if a.name != b.name)
+        parts = [f"{n} removed" for n in gone] + [f"{n} added" for n in added]
+        kept = [n for n in new if n in old]
+        if [n for n in old if n in new] != kept:
+            parts.append("parameters reordered")
+        for n in kept:
+            a, b = old[n], new[n]
+            if a.kind != b.kind and b.kind in ("kwonly", "posonly"):
+                parts.append(f"{n} made {'keyword' if b.kind == 'kwonly' else 'positional'}-only")
+            if a.default and not b.default:
+                parts.append(f"{n}'s default dropped")
+        return "; ".join(parts) or self.subkind
+
     def called_by(self, call: ast.Call) -> bool:
         """Whether ``call`` calls this function, as far as names tell.
 

@@ -69,7 +69,8 @@ __all__.append("Node")
 
 
 class Node:
-    def link(self, o: "Node", mode: Literal["Node"], k: Annotated["Node", "Node"]) -> "list[Node] | None":
+    def link(self, o: "Node", mode: Literal["Node"],
+             k: Annotated["Node", "Node"]) -> "list[Node] | None":
         x: "Node" = o
         return "Node"
 

@@ -738,3 +738,17 @@ def test_a_def_inside_a_block_is_found_changed(head):
     after = before.replace("def dumps(obj, indent)", "def dumps(obj)")
     assert [(after[s.start:s.end], s.mechanical[0]) for s in affected_spans(before, after)] \
         == [("1, 2", "1")]
+
+
+@pytest.mark.parametrize(("new", "says"), [
+    ("def f(a, b, c=3)", "b's default dropped"),
+    ("def f(a, x, b=2, c=3)", "x added"),
+    ("def f(a, b=2, /, c=3)", "a made positional-only; b made positional-only"),
+    ("def f(a, *, b=2, c=3, d)", "d added; b made keyword-only; c made keyword-only"),
+])
+def test_a_call_sites_reason_says_what_changed(new, says):
+    before = "def f(a, b=2, c=3):\n    return a\n\n\nf(1)\nf(a=1, b=2, c=2)\nf(1, 2, 3)\n"
+    after = before.replace("def f(a, b=2, c=3)", new)
+    reasons = {s.reason.split(": ", 1)[1] for s in affected_spans(before, after)
+               if s.kind == "signature"}
+    assert reasons == {says}
