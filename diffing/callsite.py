@@ -136,8 +136,8 @@ def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,
     items = [(max(_offset(text, starts, n.lineno, n.col_offset) - base, 0),
               min(_offset(text, starts, n.end_lineno, n.end_col_offset) - base, len(inner)))
              for n in [*call.args, *call.keywords]]
-    bare = len(call.args) == 1 and isinstance(call.args[0], ast.GeneratorExp) \
-        and items[0] == (0, len(inner)) and not inner.lstrip().startswith("(")
+    bare = len(call.args) == 1 and isinstance(call.args[0], ast.GeneratorExp) and \
+        _offset(text, starts, call.args[0].lineno, call.args[0].col_offset) < base
     nested = [(a - base, b - base, t) for a, b, t in nested]
     bound = _binds_first(call, change)
     old_pos = [p.name for p in change.old if p.kind in POSITIONAL][int(bound):]

@@ -645,8 +645,10 @@ OVERRIDE = ("class A:\n    def m(self, v, w):\n        return v\n\n\n"
      "BASE = '/usr'\n\n\ndef resolve(path, base):\n    return base\n\n\n"
      "def probe():\n    BASE = None\n    return resolve('x', base)\n\n\nresolve('y', BASE)\n"),
     # a lone generator argument passed by name now needs parentheses of its own
-    ("def total(data):\n    return 0\n\n\ntotal(x * 2 for x in y)\n", "total(data)",
-     "total(*, data)", "def total(*, data):\n    return 0\n\n\ntotal(data=(x * 2 for x in y))\n"),
+    ("def total(data):\n    return 0\n\n\ntotal(x * 2 for x in y)\n"
+     "total((d := x - c) * d for x in y)\ntotal((x for x in y))\n", "total(data)",
+     "total(*, data)", "def total(*, data):\n    return 0\n\n\ntotal(data=(x * 2 for x in y))\n"
+     "total(data=((d := x - c) * d for x in y))\ntotal(data=(x for x in y))\n"),
     # a use renamed to a name nothing binds (a NameError as typed): the variable follows
     ("def f(a):\n    acc = a\n    acc += 1\n    return acc\n\n\nf(a=2)\n", "return acc",
      "return total",
