@@ -73,8 +73,10 @@ async def test_a_typed_completion_draws_no_rows_and_one_asked_for_draws(client, 
         await client.text_document_inline_completion_async(types.InlineCompletionParams(
             text_document=types.TextDocumentIdentifier(uri), position=pos(1, column),
             context=types.InlineCompletionContext(trigger)))
-        await wait_for(lambda b=before: any(s["uri"] == uri for s in client.steps[b:]))
-        steps = [s for s in client.steps[before:] if s["uri"] == uri]
+        # (the proposals computed on open stream steps of their own, kind "propose")
+        await wait_for(lambda b=before: any(s["uri"] == uri and s["kind"] == "fill"
+                                            for s in client.steps[b:]))
+        steps = [s for s in client.steps[before:] if s["uri"] == uri and s["kind"] == "fill"]
         first[trigger] = steps[0]  # every row is still open at the first step
         assert max(s["drawn"] for s in steps) == first[trigger]["drawn"]
     typed = first[types.InlineCompletionTriggerKind.Automatic]
