@@ -282,14 +282,9 @@ def _default(change: SignatureChange, name: str, hides: Callable[[str], bool]) -
     around the call ``hides`` the name it reads; else the name, a guess to overrule.
     """
     old = next((p for p in change.old if p.name == name), None)
-    if old is None or old.at_call is None:
+    if old is None or old.at_call is None or old.reads is not None and hides(old.reads):
         return name
-    try:
-        ast.literal_eval(old.at_call)
-        return old.at_call
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        root = re.match(r"\w+", old.at_call)  # a name or an attribute chain (Param.at_call)
-    return old.at_call if root is not None and not hides(root.group()) else name
+    return old.at_call
 
 
 def _place(n_items: int, n_call: int, old_pos: list[str], new_pos: list[str],

@@ -22,6 +22,7 @@ class Param:
     default: bool
     value: str | None = None  # the default as written
     at_call: str | None = None  # what a call site passes for the default, where it can
+    reads: str | None = None  # the name ``at_call`` reads (None: a literal), a call's to hide
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ def _params(args: ast.arguments, text: str,
             return Param(name, kind, False)
         value = text[_offset(text, starts, d.lineno, d.col_offset):
                      _offset(text, starts, d.end_lineno, d.end_col_offset)]
-        return Param(name, kind, True, value, _at_call(d, value, *hidden))
+        return Param(name, kind, True, value, *_at_call(d, value, *hidden))
 
     pos = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(pos) - len(args.defaults)) + list(args.defaults)
@@ -207,26 +208,26 @@ def _params(args: ast.arguments, text: str,
 
 
 def _at_call(d: ast.expr, value: str, hidden: frozenset[str], owner: str | None
-             ) -> str | None:
-    """What a call site passes to mean the default ``d``, or None where nothing can.
+             ) -> tuple[str | None, str | None]:
+    """``(Param.at_call, Param.reads)``: what a call site passes to mean the default ``d``.
 
     A literal (``-1``, ``None``, ``()``) or a name (``_MISSING``, ``os.sep``) as written; a
     name of the def's class body reached through the class (``_write`` → ``Conn._write``).
-    A call (``object()``) would be another value at each call site.
+    A call (``object()``) would be another value at each call site: None.
     """
     try:
         ast.literal_eval(d)
-        return value
+        return value, None
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         pass
     root = d
     while isinstance(root, ast.Attribute):
         root = root.value
     if not isinstance(root, ast.Name) or "\n" in value:
-        return None
+        return None, None
     if root.id not in hidden:
-        return value
-    return f"{owner}.{value}" if owner else None
+        return value, root.id
+    return (f"{owner}.{value}", owner.split(".")[0]) if owner else (None, None)
 
 
 def _subsequence(short: list[str], long: list[str]) -> bool:
