@@ -104,3 +104,20 @@ def _current(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+_NOT_SOURCE = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
+
+
+def python_files(root: str | Path) -> list[Path]:
+    """The project's Python files under ``root``, for follow-ups in other modules.
+
+    Hidden folders (``.git``, ``.venv``, ``.tox``), virtual environments (any folder holding
+    ``pyvenv.cfg``), installed packages and build output are not the project's code.
+    """
+    out = []
+    for top, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_SOURCE
+                         and not (Path(top) / d / "pyvenv.cfg").exists())
+        out += [Path(top) / f for f in sorted(files) if f.endswith((".py", ".pyi"))]
+    return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 from remask.infill.engine import Engine
@@ -29,6 +30,7 @@ from .checks import faults, merge_traces, python_ok, same_statement, title
 from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import map_back, minimal_edits
+from .elsewhere import project_spans
 from .holes import cursor_hole, marker_spans
 from .proposal import Choice, Proposal, Span, span_ranges
 from .repair import units_from_errors
@@ -58,6 +60,13 @@ class Rewriter:
         return affected_spans(before, after, path, cursor, kinds=self.config.kinds,
                               marker=self.config.marker, cap=self.config.span_cap)
 
+    def spans_elsewhere(self, before: str, after: str, path: str, others: Mapping[str, str],
+                        root: str | None = None) -> dict[str, list[Span]]:
+        """The spans other modules (path → text) need for the edit of ``path`` (no model)."""
+        found = project_spans(before, after, path, others, root, self.config.span_cap)
+        return {p: kept for p, spans in found.items()
+                if (kept := [s for s in spans if s.kind in self.config.kinds])}
+
     # proposals ----------------------------------------------------------------------------
     def propose(self, before: str, after: str, path: str | None = None,
                 cursor: int | None = None, *, cancel: Cancel = None,
@@ -74,6 +83,15 @@ class Rewriter:
             if group:
                 out.append(self._propose_spans(after, group, kind, path, cancel, on_step))
         checked = [self._verified(p, after, path) for p in out]
+        return [p for p in checked if p is not None]
+
+    def propose_elsewhere(self, text: str, spans: list[Span], path: str | None = None, *,
+                          cancel: Cancel = None, on_step: OnStep = None) -> list[Proposal]:
+        """Proposals over another module's ``text`` for its spans (:meth:`spans_elsewhere`)."""
+        out = [self._propose_spans(text, group, kind, path, cancel, on_step)
+               for kind in ("rename", "signature")
+               if (group := [s for s in spans if s.kind == kind])]
+        checked = [self._verified(p, text, path) for p in out]
         return [p for p in checked if p is not None]
 
     def repair(self, text: str, path: str | None = None, *, cancel: Cancel = None,

@@ -1,0 +1,242 @@
+"""Follow-ups in other modules: the imports, references and calls of a name an edit changed.
+
+Renaming a module-level function, class or variable, or changing a module-level function's
+parameters (or a class's ``__init__``, class or static methods'), breaks every module that
+imports it; follow-ups inside one file (:mod:`.spans`) leave those as ``ImportError`` and
+``TypeError`` at run time. Here an edit's *exported* changes are read from the edited file
+(:func:`exported`), and each other module's spans from its imports (:mod:`.modules`):
+
+- ``from m import old`` → ``new`` and every use of that binding (``new as old`` where the
+  module binds ``new`` itself); ``from m import old as x`` → ``new as x``, its uses stay;
+  ``m.old`` → ``m.new`` through ``import m`` in any spelling; uses a ``from m import *``
+  brings;
+- the calls of the changed function through any of those names (:mod:`.callsite`).
+
+A module that imports the name at its top level re-exports it (a package's ``__init__.py``
+most often), so modules importing it from there follow too (:func:`project_spans`).
+Model-free.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from .callsite import call_site_spans
+from .change import find_change, separate_edits
+from .mentions import module_mentions
+from .modules import Denotations, is_package, module_names
+from .proposal import Span
+from .scopes import scope_index
+from .signature import SignatureChange, signature_change
+from .spans import merge_and_cap, renamed_word
+
+_EXPORTED_KINDS = ("def", "class", "assignment")
+_DEPTH = 4  # re-exports followed through at most this many modules
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A module-level name one edit changed, as other modules import it."""
+
+    modules: tuple[str, ...]  # the dotted names of the module that binds it
+    name: str  # its name there before the edit
+    new: str | None = None  # its name after a rename
+    change: SignatureChange | None = None  # its (or its class's methods') parameters changed
+    origin: str = ""  # the module that defines it (``modules`` may re-export it)
+
+    @property
+    def targets(self) -> set[str]:
+        return {f"{m}.{self.name}" for m in self.modules}
+
+    @property
+    def callee(self) -> set[str]:
+        """What a call's function denotes when it calls the changed def."""
+        if self.change is None:
+            return set()
+        parts = self.change.qualname.split(".")
+        if len(parts) == 1 or parts[1] == "__init__":
+            return self.targets  # ``f(…)``, or the class ``C(…)``
+        return {f"{t}.{parts[1]}" for t in self.targets}  # ``C.make(…)``
+
+
+def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported]:
+    """The changes of module-level names that the edits from ``before`` to ``after`` made.
+
+    A rename of a def, class or assigned name at the module's top level, and a changed
+    signature of a top-level function, a top-level class's ``__init__`` (called as the class)
+    or its class or static methods (called through the class). An instance method is called
+    through objects whose class another module cannot tell: left.
+    """
+    out: list[Exported] = []
+    if not modules:  # a file no import can name (``my-script.py``)
+        return out
+    for alone in separate_edits(before, after):
+        ch = find_change(alone, after)
+        if ch is None:
+            continue
+        word = renamed_word(alone, after, ch)
+        index = scope_index(alone) if word is not None else None
+        occ = index.at(word[0]) if index is not None and word is not None else None
+        if occ is not None and word is not None and occ.binding and occ.start == word[0] \
+                and occ.key == ("name", 0, word[1]) and occ.kind in _EXPORTED_KINDS:
+            out.append(Exported(modules, word[1], word[2], origin=modules[0]))
+            continue
+        change = signature_change(alone, after)
+        if change is None:
+            continue
+        parts = change.qualname.split(".")
+        if len(parts) == 1 or len(parts) == 2 and (
+                parts[1] == "__init__" or change.classmethod or not change.method):
+            out.append(Exported(modules, parts[0], None, change, modules[0]))
+    return out
+
+
+def spans_in(text: str, module: str, package: bool, exports: list[Exported],
+             names: tuple[str, ...] = ()) -> tuple[list[Span], list[Exported]]:
+    """The spans another module's text needs for ``exports``, and what it re-exports.
+
+    ``module`` is the text's own dotted name (``names`` all of them); ``package`` whether it
+    is a package's ``__init__.py`` (relative imports are read from it).
+    """
+    wanted = [e for e in exports if e.name in text]  # most files never mention it
+    index = scope_index(text) if wanted else None
+    if index is None:
+        return [], []
+    den = Denotations(index, module, package)
+    spans: list[Span] = []
+    onward: list[Exported] = []
+    for ex in wanted:
+        if ex.new is not None:
+            spans += _renamed(den, ex)
+        if ex.change is not None:
+            spans += _calls(den, ex)
+        onward += _reexported(den, ex, names or (module,))
+    return _distinct(spans), onward
+
+
+def _renamed(den: Denotations, ex: Exported) -> list[Span]:
+    old, new = ex.name, ex.new or ex.name
+    index, text, spans = den.index, den.text, []
+    taken = _binds(den, new)
+    why = f"'{old}' was renamed to '{new}' in {ex.origin}"
+    for b in den.bound:
+        if b.star or b.dotted not in ex.targets:
+            continue
+        if b.aliased or taken:  # the name this module uses stays; the import names the new
+            text_at = new if b.aliased else f"{new} as {old}"
+            spans.append(Span(b.name_at, b.name_at + len(old), "rename",
+                              f"import of '{old}': {why}", (text_at,)))
+            continue
+        occ = index.at(b.start)
+        if occ is None or occ.start != b.start:
+            continue
+        for ref in index.references(occ):
+            if ref.key == occ.key and text[ref.start:ref.end] == old:
+                what = "import" if ref.start == b.start else ref.kind
+                spans.append(Span(ref.start, ref.end, "rename", f"{what} of '{old}': {why}",
+                                  (new,)))
+        if occ.key == ("name", 0, old):
+            spans += module_mentions(text, old, new)
+    for node in ast.walk(index.tree):
+        if isinstance(node, ast.Attribute) and node.attr == old \
+                and ex.targets & set(den.of(node)):
+            at = den.attr_start(node)
+            spans.append(Span(at, at + len(old), "rename", f"'{old}' through its module: {why}",
+                              (new,)))
+        elif isinstance(node, ast.Name) and node.id == old and \
+                ex.targets & set(den.stars.get(den.offset(node.lineno, node.col_offset), ())):
+            at = den.offset(node.lineno, node.col_offset)
+            spans.append(Span(at, at + len(old), "rename", f"'{old}' from a * import: {why}",
+                              (new,)))
+    return spans
+
+
+def _calls(den: Denotations, ex: Exported) -> list[Span]:
+    """The call sites of the changed def through this module's names for it."""
+    change = ex.change
+    assert change is not None
+    by_name: dict[str, set[int]] = {}  # the name a call goes by → where such calls name it
+    init = change.name == "__init__"
+    for node in ast.walk(den.index.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if ex.callee & set(den.of(f)):
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
+                else ""
+            at = den.offset(f.lineno, f.col_offset) if isinstance(f, ast.Name) \
+                else den.attr_start(f) if isinstance(f, ast.Attribute) else -1
+            by_name.setdefault(name, set()).add(at)
+        elif init and isinstance(f, ast.Attribute) and f.attr == "__init__" and \
+                isinstance(f.value, ast.Name) and ex.targets & set(den.of(f.value)):
+            by_name.setdefault(f.value.id, set()).add(den.attr_start(f))  # ``C.__init__(o, …)``
+    spans: list[Span] = []
+    for name, places in by_name.items():
+        local = replace(change, qualname=f"{name}.__init__") if init \
+            else replace(change, name=name, qualname=name) if change.qualname == change.name \
+            else change
+        spans += [replace(s, reason=f"{s.reason} (defined in {ex.origin})")
+                  for s in call_site_spans(den.text, local, lambda at, p=places: at not in p)]
+    return spans
+
+
+def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[Exported]:
+    """The changed name as this module's own, where it imports it at its top level."""
+    out = []
+    for b in den.bound:
+        if b.node not in den.index.tree.body:
+            continue
+        if b.star and f"{b.dotted}.{ex.name}" in ex.targets:
+            out.append(replace(ex, modules=names))
+        elif not b.star and b.dotted in ex.targets:
+            kept = b.aliased or ex.new is not None and _binds(den, ex.new)  # ``new as old``
+            change = ex.change
+            if change is not None and change.qualname == change.name:
+                change = replace(change, name=b.local, qualname=b.local)
+            if change is not None or not kept:
+                out.append(Exported(names, b.local, None if kept else ex.new, change,
+                                    ex.origin))
+    return out
+
+
+def _binds(den: Denotations, name: str) -> bool:
+    """Whether the module binds ``name`` itself (then an import of that name would clash)."""
+    return any(o.binding and o.name == name for o in den.index.occurrences)
+
+
+def _distinct(spans: list[Span]) -> list[Span]:
+    seen: dict[tuple[int, int], Span] = {}
+    for s in sorted(spans, key=lambda s: s.start):
+        seen.setdefault((s.start, s.end), s)
+    return list(seen.values())
+
+
+def project_spans(before: str, after: str, path: str, others: Mapping[str, str],
+                  root: str | None = None, cap: int = 600) -> dict[str, list[Span]]:
+    """Spans in each of ``others`` (path → text) for the edit of ``path`` from ``before``.
+
+    Re-exports are followed: a package's ``__init__.py`` that imports the name makes the
+    modules importing it from the package follow as well, through at most ``_DEPTH`` modules.
+    Each file's spans are merged and capped as one edit's are (:func:`.spans.merge_and_cap`).
+    """
+    exports = exported(before, after, module_names(path, root))
+    found: dict[str, list[Span]] = {}
+    seen: set[Exported] = set()
+    for _ in range(_DEPTH):
+        fresh = [e for e in exports if e not in seen]
+        if not fresh:
+            break
+        seen |= set(fresh)
+        exports = []
+        for other, text in others.items():
+            if other == path:
+                continue
+            names = module_names(other, root)
+            if not names:
+                continue
+            spans, onward = spans_in(text, names[0], is_package(other), fresh, names)
+            found.setdefault(other, []).extend(spans)
+            exports += onward
+    return {p: merge_and_cap(_distinct(s), cap, 0) for p, s in found.items() if s}

@@ -1,0 +1,163 @@
+"""Follow-ups in other modules (``diffing.elsewhere``): real files in a real package tree.
+
+Each case writes a small project, edits one module and applies every span's mechanical
+candidate in the others; the result must be the program the developer would have written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from remask.diffing.elsewhere import exported, project_spans
+from remask.diffing.files import python_files
+from remask.diffing.modules import module_names
+from remask.diffing.proposal import TextEdit, apply_edits
+
+CORE = '''\
+def parse(text, strict=False):
+    return text
+
+
+class Thing:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    @classmethod
+    def make(cls, a, b):
+        return cls(a, b)
+
+    def show(self, fmt):
+        return fmt
+'''
+
+
+def project(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def follow(root: Path, edited: str, old: str, new: str) -> dict[str, str]:
+    """Edit ``edited`` (``old`` → ``new`` once); return each other file as its spans leave it."""
+    path = root / edited
+    before = path.read_text()
+    assert old in before
+    after = before.replace(old, new, 1)
+    path.write_text(after)
+    others = {str(p): p.read_text() for p in python_files(root)}
+    found = project_spans(before, after, str(path), others, str(root))
+    return {str(Path(p).relative_to(root)): apply_edits(
+        others[p], [TextEdit(s.start, s.end, s.mechanical[0]) for s in spans])
+        for p, spans in found.items()}
+
+
+@pytest.fixture
+def pkg(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": 'from .core import parse, Thing\n__all__ = ["parse", "Thing"]\n',
+        "pkg/core.py": CORE,
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/user.py": (
+            "from .. import core\nfrom ..core import parse as p\nfrom pkg.core import Thing\n\n"
+            "def go(x):\n    core.parse(x, True)\n    p(x)\n    t = Thing(1, 2)\n"
+            "    Thing.make(1, 2)\n    t.show(x)\n    return core.Thing(3, 4)\n"),
+        "app.py": (
+            "import pkg\nfrom pkg import parse\n\n\ndef main():\n"
+            "    parse('a', strict=True)\n    pkg.parse('b')\n    return pkg.Thing(5, 6)\n"),
+        "other.py": "def parse(text):\n    return text\n",
+        "client.py": (
+            "from other import parse\n\n\ndef run(parse_it):\n    return parse('x')\n"),
+    })
+    return tmp_path
+
+
+def test_a_rename_follows_every_import_and_the_reexport(pkg):
+    out = follow(pkg, "pkg/core.py", "def parse(", "def read(")
+    assert out == {
+        "pkg/__init__.py": 'from .core import read, Thing\n__all__ = ["read", "Thing"]\n',
+        "pkg/sub/user.py": (
+            "from .. import core\nfrom ..core import read as p\nfrom pkg.core import Thing\n\n"
+            "def go(x):\n    core.read(x, True)\n    p(x)\n    t = Thing(1, 2)\n"
+            "    Thing.make(1, 2)\n    t.show(x)\n    return core.Thing(3, 4)\n"),
+        "app.py": (
+            "import pkg\nfrom pkg import read\n\n\ndef main():\n"
+            "    read('a', strict=True)\n    pkg.read('b')\n    return pkg.Thing(5, 6)\n"),
+    }  # other.py's own parse, and client.py that imports it, are another function
+
+
+def test_a_changed_signature_updates_calls_through_every_name(pkg):
+    out = follow(pkg, "pkg/core.py", "def parse(text, strict=False)",
+                 "def parse(text, mode, strict=False)")
+    assert out["pkg/sub/user.py"].count("mode") == 2
+    assert "core.parse(x, mode, True)\n    p(x, mode)\n" in out["pkg/sub/user.py"]
+    assert "parse('a', mode, strict=True)\n    pkg.parse('b', mode)\n" in out["app.py"]
+    assert set(out) == {"pkg/sub/user.py", "app.py"}
+
+
+def test_a_class_init_and_classmethod_are_followed_to_their_calls(pkg):
+    out = follow(pkg, "pkg/core.py", "def __init__(self, a, b)", "def __init__(self, b)")
+    assert "t = Thing(2)" in out["pkg/sub/user.py"]
+    assert "return core.Thing(4)" in out["pkg/sub/user.py"]
+    assert "return pkg.Thing(6)" in out["app.py"]
+    (pkg / "pkg/core.py").write_text(CORE)
+    out = follow(pkg, "pkg/core.py", "def make(cls, a, b)", "def make(cls, a, *, b)")
+    assert out == {"pkg/sub/user.py": (pkg / "pkg/sub/user.py").read_text().replace(
+        "Thing.make(1, 2)", "Thing.make(1, b=2)")}
+
+
+def test_an_instance_method_is_not_followed_into_other_modules(pkg):
+    assert follow(pkg, "pkg/core.py", "def show(self, fmt)", "def show(self, fmt, width)") == {}
+    before = CORE
+    after = CORE.replace("def show(self, fmt)", "def show(self, fmt, width)")
+    assert exported(before, after, ("pkg.core",)) == []
+
+
+def test_a_module_that_binds_the_new_name_imports_it_under_the_old(tmp_path):
+    project(tmp_path, {
+        "lib.py": "def load(path):\n    return path\n",
+        "main.py": "from lib import load\n\nread = open\n\nprint(load('x'), read)\n",
+    })
+    out = follow(tmp_path, "lib.py", "def load(", "def read(")
+    assert out == {"main.py": "from lib import read as load\n\nread = open\n\n"
+                              "print(load('x'), read)\n"}
+
+
+def test_a_local_that_shadows_the_import_and_a_star_import(tmp_path):
+    project(tmp_path, {
+        "lib.py": "LIMIT = 3\n",
+        "a.py": "from lib import LIMIT\n\ndef f(LIMIT=LIMIT):\n    return LIMIT\n",
+        "b.py": "from lib import *\n\nprint(LIMIT)\n",
+    })
+    out = follow(tmp_path, "lib.py", "LIMIT = 3", "MAX = 3")
+    assert out == {
+        "a.py": "from lib import MAX\n\ndef f(LIMIT=MAX):\n    return LIMIT\n",
+        "b.py": "from lib import *\n\nprint(MAX)\n",
+    }
+
+
+def test_a_rename_inside_a_function_is_no_module_change(pkg):
+    assert follow(pkg, "pkg/core.py", "return text", "return text.strip()") == {}
+    (pkg / "pkg/core.py").write_text(CORE)
+    assert follow(pkg, "pkg/core.py", "self.a, self.b = a, b", "self.x, self.b = a, b") == {}
+
+
+def test_module_names(tmp_path):
+    project(tmp_path, {"pkg/__init__.py": "", "pkg/sub/__init__.py": "", "pkg/sub/a.py": "",
+                       "src/ns/b.py": "", "my-script.py": ""})
+    assert module_names(tmp_path / "pkg/sub/a.py", tmp_path) == ("pkg.sub.a",)
+    assert module_names(tmp_path / "pkg/sub/__init__.py", tmp_path) == ("pkg.sub",)
+    assert module_names(tmp_path / "src/ns/b.py", tmp_path) == ("b", "src.ns.b")
+    assert module_names(tmp_path / "my-script.py", tmp_path) == ()
+
+
+def test_relative_imports_above_the_top_and_broken_files_are_skipped(tmp_path):
+    project(tmp_path, {
+        "lib.py": "def load(path):\n    return path\n",
+        "top.py": "from .. import lib\nfrom ..lib import load\nload(1)\n",
+        "broken.py": "from lib import load\nload(1\n",
+        ".venv/pyvenv.cfg": "", ".venv/x.py": "from lib import load\n",
+    })
+    assert follow(tmp_path, "lib.py", "def load(", "def fetch(") == {}
