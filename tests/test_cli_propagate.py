@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,52 @@ def test_bad_input_is_one_line_exit_2_nothing_written(files, tmp_path, capsys, a
     assert code == 2 and out == ""
     assert err.startswith("remask propagate: ") and err.count("\n") == 1
     assert after.read_bytes() == snapshot
+
+
+LIB = "def total(items, scale):\n    return sum(items) * scale\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A package whose ``lib`` is edited, a module importing it, and BEFORE kept outside."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "lib.py").write_text(LIB)
+    (root / "pkg" / "use.py").write_text(
+        "from .lib import total\n\n\ndef report(xs):\n    return total(xs, 2)\n")
+    (root / "main.py").write_text("from pkg import lib\n\nprint(lib.total([1], scale=3))\n")
+    (root / "notes.py").write_bytes(b"\xff\xfe")  # not UTF-8: said, and left
+    (tmp_path / "lib_before.py").write_text(LIB)
+    return root
+
+
+def test_project_follows_a_rename_into_the_importing_modules(project, capsys):
+    before, after = project.parent / "lib_before.py", project / "pkg" / "lib.py"
+    after.write_text(LIB.replace("def total(", "def grand_total("))
+    code, out, err = run(capsys, before, after, "--project", project, "--write")
+    assert code == 0, err
+    assert "notes.py: not UTF-8" in err
+    assert (project / "pkg" / "use.py").read_text() == \
+        "from .lib import grand_total\n\n\ndef report(xs):\n    return grand_total(xs, 2)\n"
+    assert (project / "main.py").read_text() == \
+        "from pkg import lib\n\nprint(lib.grand_total([1], scale=3))\n"
+    assert "+print(lib.grand_total([1], scale=3))" in out  # each written file's diff
+
+
+def test_project_updates_call_sites_of_a_changed_signature_as_json_lines(project, capsys):
+    before, after = project.parent / "lib_before.py", project / "pkg" / "lib.py"
+    after.write_text(LIB.replace("(items, scale)", "(items, *, scale)"))
+    code, out, err = run(capsys, before, after, "--project", project, "--json")
+    assert code == 0, err
+    found = {Path(d["path"]).name: d for d in map(json.loads, out.splitlines())}
+    assert set(found) == {"use.py"}  # main.py passes scale by name already
+    assert "return total(xs, scale=2)" in found["use.py"]["text"]
+    assert found["use.py"]["spans"][0]["reason"].endswith("(defined in pkg.lib)")
+    assert "total(xs, 2)" in (project / "pkg" / "use.py").read_text()  # no --write
+
+
+def test_project_must_be_a_directory(project, capsys):
+    before, after = project.parent / "lib_before.py", project / "pkg" / "lib.py"
+    code, out, err = run(capsys, before, after, "--project", project / "main.py")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "not a directory" in err
