@@ -215,13 +215,18 @@ def _distinct(spans: list[Span]) -> list[Span]:
 
 def project_spans(before: str, after: str, path: str, others: Mapping[str, str],
                   root: str | None = None, cap: int = 600) -> dict[str, list[Span]]:
-    """Spans in each of ``others`` (path → text) for the edit of ``path`` from ``before``.
+    """Spans in each of ``others`` (path → text) for the edit of ``path`` from ``before``."""
+    return follow(exported(before, after, module_names(path, root)), path, others, root, cap)
+
+
+def follow(exports: list[Exported], path: str, others: Mapping[str, str],
+           root: str | None = None, cap: int = 600) -> dict[str, list[Span]]:
+    """Spans in each of ``others`` (path → text) for ``exports`` of the module at ``path``.
 
     Re-exports are followed: a package's ``__init__.py`` that imports the name makes the
     modules importing it from the package follow as well, through at most ``_DEPTH`` modules.
     Each file's spans are merged and capped as one edit's are (:func:`.spans.merge_and_cap`).
     """
-    exports = exported(before, after, module_names(path, root))
     found: dict[str, list[Span]] = {}
     seen: set[Exported] = set()
     for _ in range(_DEPTH):

@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from remask.diffing.files import ChangedOnDisk, SourceError, atomic_write, check_source
-from remask.diffing.proposal import Proposal, TextEdit, apply_edits
+from remask.diffing.proposal import Proposal, Span, TextEdit, apply_edits
 from remask.diffing.spans import affected_spans
 
 from .config import ConfigError, HookConfig, load_config
+from .importers import Reach, importer_spans
 from .staged import (
     PYTHON_SUFFIXES,
     GitError,
@@ -111,11 +112,23 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
     try:
         paths = _targets(repo, files, cwd, outcomes)
         staged = StagedFiles(repo, paths)
+        read: dict[str, StagedFile | Skip] = {}
         for path in paths:
+            try:
+                read[path] = staged.read(path)
+            except Skip as e:
+                read[path] = e
+        reach = importer_spans(repo, {p: f for p, f in read.items()
+                                      if isinstance(f, StagedFile)}, rewriter.config.kinds)
+        read |= reach.unstaged
+        for path in [*paths, *reach.unstaged]:
             if on_file is not None:
                 on_file(path)
             try:
-                outcomes.append(_rewrite(repo, staged.read(path), rewriter, dry_run, index))
+                f = read[path]
+                if isinstance(f, Skip):
+                    raise f
+                outcomes.append(_rewrite(repo, f, rewriter, dry_run, index, reach))
             except (Skip, SourceError) as e:
                 outcomes.append(Outcome(path, f"skipped: {e}"))
     finally:
@@ -148,19 +161,30 @@ def _targets(repo: Repo, files: list[str], cwd: Path, outcomes: list[Outcome]) -
 
 
 def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: bool,
-             index: bool) -> Outcome:
-    """Propose follow-ups of this commit's edit to one file and write the result."""
+             index: bool, reach: Reach) -> Outcome:
+    """Propose follow-ups of this commit's edits to one file and write the result.
+
+    Its own edit's (HEAD's version → the staged one), and those of the commit's other files
+    that it imports (``reach``).
+    """
     after = check_source(staged.data, "staged version")
     before = "" if staged.head is None else check_source(staged.head, "HEAD's version")
-    if not rewriter.has_spans(before, after, staged.path):
+    own = rewriter.has_spans(before, after, staged.path)
+    elsewhere = reach.spans.get(staged.path, [])
+    if not own and not elsewhere:
         return Outcome(staged.path, "nothing to do")  # before the worktree check: no git call
     if not index and not dry_run and not worktree_matches(repo, staged):
         return Outcome(staged.path, _UNSTASHED)  # nothing could be written: spare the model
-    proposals = rewriter.propose(before, after, staged.path)
+    proposals = rewriter.propose(before, after, staged.path) if own else []
+    proposals += rewriter.propose_elsewhere(after, elsewhere, staged.path)
     new, applied = _combine(after, proposals)
     if not applied:
         return Outcome(staged.path, "nothing to do")
     what = "; ".join(f"{p.title} ({_lines(after, p)})" for p in applied)
+    if any(set(p.spans) & set(elsewhere) for p in applied):
+        what += f", following {', '.join(map(quote_path, reach.origins[staged.path]))}"
+        if staged.path in reach.unstaged:
+            what += " (this file was not staged)"
     if dry_run:
         return Outcome(staged.path, f"would {what[0].lower()}{what[1:]}", after, new)
     current = worktree_text(repo, staged)  # again: the user may have saved meanwhile
@@ -255,6 +279,10 @@ class _LazyRewriter:
     def propose(self, before: str, after: str, path: str) -> list[Proposal]:
         """The Rewriter's proposals; load the model first if need be (ask ``has_spans`` first)."""
         return self._load().propose(before, after, path)
+
+    def propose_elsewhere(self, text: str, spans: list[Span], path: str) -> list[Proposal]:
+        """Proposals for another file's edits' ``spans`` (no model loaded when there are none)."""
+        return self._load().propose_elsewhere(text, spans, path) if spans else []
 
     def _load(self) -> Rewriter:
         if self._rewriter is None:

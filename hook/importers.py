@@ -1,0 +1,90 @@
+"""The modules a commit's edits reach through imports, and the follow-ups they need there.
+
+A commit that renames ``lib.total`` or changes its parameters breaks every module importing
+it (:mod:`remask.diffing.elsewhere`). The staged ones are rewritten with the commit's own
+follow-ups; so are tracked modules the commit leaves out (found by ``git grep --cached`` for
+the changed names): their follow-ups join the commit for review like any of the hook's
+rewrites, and where such a file has unstaged work, only its index entry is written, as for a
+partially staged file. Model-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from remask.diffing.elsewhere import exported, follow
+from remask.diffing.files import SourceError, check_source
+from remask.diffing.modules import module_names
+from remask.diffing.proposal import Span
+
+from .plumbing import GitError, Repo
+from .staged import PYTHON_SUFFIXES, Skip, StagedFile, StagedFiles
+
+
+@dataclass
+class Reach:
+    """Where the commit's changed names are imported, and what each such module needs."""
+
+    spans: dict[str, list[Span]] = field(default_factory=dict)  # path → its follow-ups
+    origins: dict[str, list[str]] = field(default_factory=dict)  # path → the edited paths
+    unstaged: dict[str, StagedFile] = field(default_factory=dict)  # read from the index
+
+
+def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset[str]) -> Reach:
+    """Follow-ups for the commit's changes of module-level names, per importing path.
+
+    ``files`` are the staged files the run works on; ``Reach.unstaged`` holds the tracked
+    files outside them that need follow-ups, read from the index.
+    """
+    root = Path(repo.working_tree_dir)
+    texts, edits = {}, []
+    for path, f in files.items():
+        try:
+            after = check_source(f.data, path)
+            before = None if f.head is None else check_source(f.head, path)
+        except SourceError:
+            continue
+        texts[path] = after
+        if before is not None and before != after:
+            edits.append((path, before, after))
+    changes = [(path, found) for path, before, after in edits
+               if (found := exported(before, after, module_names(root / path, root)))]
+    if not changes:
+        return Reach()
+    names = {e.name for _, found in changes for e in found}
+    extra = [p for p in _mentioning(repo, names) if p not in files]
+    staged = StagedFiles(repo, extra)
+    read = {}
+    for path in extra:
+        try:
+            read[path] = staged.read(path)
+            texts[path] = check_source(read[path].data, path)
+        except (Skip, SourceError):
+            read.pop(path, None)
+    reach = Reach()
+    for path, found in changes:
+        others = {str(root / p): t for p, t in texts.items() if p != path}
+        for other, got in follow(found, str(root / path), others, str(root)).items():
+            rel = Path(other).relative_to(root).as_posix()
+            taken = reach.spans.setdefault(rel, [])
+            new = [s for s in got if s.kind in kinds and not any(
+                s.start < t.end and t.start < s.end for t in taken)]
+            if new:
+                taken += new
+                reach.origins.setdefault(rel, []).append(path)
+    reach.spans = {p: s for p, s in reach.spans.items() if s}
+    reach.unstaged = {p: f for p, f in read.items() if p in reach.spans}
+    return reach
+
+
+def _mentioning(repo: Repo, names: set[str]) -> list[str]:
+    """The indexed Python files that hold any of ``names`` as a word (``git grep --cached``)."""
+    patterns = [a for n in sorted(names) for a in ("-e", n)]
+    try:
+        out = repo.text("grep", "--cached", "-l", "-z", "-w", "-F", *patterns, "--",
+                        *(f"*{s}" for s in PYTHON_SUFFIXES))
+    except GitError:  # nothing found is exit status 1
+        return []
+    return [p for p in out.split("\0") if p]

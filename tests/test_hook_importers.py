@@ -1,0 +1,68 @@
+"""The hook follows a commit's renamed or re-signed names into the modules importing them.
+
+Real repositories, the real bundled model through ``remask hook run``; the follow-ups here are
+mechanical (the imported name, call sites' arguments), so each test requires the rewrite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hook_repo import GitRepo, make_repo
+
+from remask.cli import main
+
+LIB = "def total(xs, scale):\n    return sum(xs) * scale\n"
+USE = "from pkg.lib import total\n\n\ndef report(xs):\n    return total(xs, 2)\n"
+MAIN = "from pkg import lib\n\nprint(lib.total([1], scale=3))\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    r = make_repo(tmp_path, monkeypatch)
+    for path, text in {"pkg/__init__.py": "", "pkg/lib.py": LIB, "pkg/use.py": USE,
+                       "main.py": MAIN, "README.md": "total\n"}.items():
+        r.write(path, text)
+    r.commit()
+    return r
+
+
+@pytest.mark.slow
+def test_staged_and_unstaged_importers_follow_a_rename(repo, capsys) -> None:
+    repo.write("pkg/lib.py", LIB.replace("def total", "def grand_total"))
+    repo.git("add", "pkg/lib.py")
+    repo.write("main.py", MAIN + "# unstaged work\n")  # main.py: the index only
+    assert main(["hook", "run"]) == 1
+    out = capsys.readouterr().out
+    assert repo.staged("pkg/use.py").decode() == USE.replace("total", "grand_total")
+    assert repo.read("pkg/use.py").decode() == USE.replace("total", "grand_total")
+    assert repo.staged("main.py").decode() == MAIN.replace("total", "grand_total")
+    assert repo.read("main.py").decode() == MAIN + "# unstaged work\n"  # left as it was
+    assert "pkg/use.py: Rename 2 references (lines 1, 5), following pkg/lib.py " \
+        "(this file was not staged); wrote the index and working tree" in out
+    assert "main.py: " in out and "index only" in out
+    assert "rewrote 2 files" in out
+    assert main(["hook", "run"]) == 0  # the second run has nothing left to do
+
+
+@pytest.mark.slow
+def test_a_staged_importer_gets_its_call_sites_updated_beside_its_own_edit(repo) -> None:
+    repo.write("pkg/lib.py", LIB.replace("(xs, scale)", "(xs, *, scale)"))
+    repo.write("pkg/use.py", USE + "\n\ndef twice(xs):\n    return report(xs) * 2\n")
+    repo.git("add", "pkg/lib.py", "pkg/use.py")
+    assert main(["hook", "run", "--dry-run"]) == 1
+    assert repo.staged("pkg/use.py").decode().count("scale") == 0  # dry run: nothing written
+    assert main(["hook", "run"]) == 1
+    staged = repo.staged("pkg/use.py").decode()
+    assert "return total(xs, scale=2)" in staged and "def twice(xs)" in staged
+    assert repo.staged("main.py").decode() == MAIN  # passes scale by name already
+
+
+def test_an_edit_inside_a_function_loads_no_model_and_touches_no_importer(repo) -> None:
+    repo.write("pyproject.toml", '[tool.remask]\nmodel = "no-such-model"\n')
+    repo.commit()
+    repo.write("pkg/lib.py", LIB.replace("* scale", "* scale + 0"))
+    repo.git("add", "pkg/lib.py")
+    assert main(["hook", "run"]) == 0  # a missing model would be exit 2
+    assert repo.staged("main.py").decode() == MAIN
