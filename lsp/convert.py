@@ -105,10 +105,16 @@ def workspace_edit(uri: str, version: int, edits: list[TextEdit], loc: Locator,
     Sent as ``documentChanges`` to every client: VS Code advertises them and Neovim (since 0.5)
     applies them and checks the version, though it does not advertise it.
     """
-    doc = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
-    lsp_edits = [types.TextEdit(range=loc.range(e.start, e.end), new_text=e.new_text)
-                 for e in edits]
-    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(doc, lsp_edits)])
+    return documents_edit([(uri, version, edits, loc)])
+
+
+def documents_edit(changes: list[tuple[str, int | None, list[TextEdit], Locator]],
+                   ) -> types.WorkspaceEdit:
+    """A ``TextDocumentEdit`` per document, each naming its version (None: the file on disk)."""
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+        types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextEdit(range=loc.range(e.start, e.end), new_text=e.new_text) for e in edits])
+        for uri, version, edits, loc in changes])
 
 
 def code_action(p: Proposal, uri: str, version: int, loc: Locator,

@@ -16,11 +16,14 @@ from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 from remask.diffing.proposal import Proposal, Span
 from remask.infill.sampler import Cancelled
+
+if TYPE_CHECKING:
+    from .elsewhere import Other
 
 T = TypeVar("T")
 CancelCheck = Callable[[], bool]
@@ -35,6 +38,11 @@ class Analysis:
     cursor: int | None  # where the user last typed
     spans: list[Span]
     proposals: list[Proposal]
+    elsewhere: list[Other] = field(default_factory=list)  # other modules' follow-ups
+
+    def at_cursor(self, start: int, end: int) -> bool:
+        """Whether the range holds where the user last typed."""
+        return self.cursor is not None and start <= self.cursor <= end
 
     def proposals_for(self, start: int, end: int) -> list[Proposal]:
         """Return the proposals to offer for a range.
@@ -42,7 +50,7 @@ class Analysis:
         Those whose spans touch it, and every one where the user just typed (renaming a def
         offers "Rename N references" right at the def).
         """
-        here = self.cursor is not None and start <= self.cursor <= end
+        here = self.at_cursor(start, end)
         return [p for p in self.proposals
                 if here or any(s.start <= end and start <= s.end for s in p.spans)]
 
@@ -80,6 +88,7 @@ class DocState:
         self._quiet = asyncio.Event()  # set while no inline completion is asked
         self._quiet.set()
         self.refused = False  # the buffer is binary, huge or undecodable (the user was told)
+        self.incoming: str | None = None  # the text another document's follow-up gives it
 
     def stale(self, version: int) -> CancelCheck:
         """Return a cancel check that turns true once ``version`` is no longer the latest."""

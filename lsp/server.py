@@ -23,7 +23,7 @@ from pygls.uris import to_fs_path
 from remask.diffing.files import SourceError, check_text
 from remask.diffing.proposal import Proposal, Span
 
-from . import convert
+from . import convert, elsewhere
 from .documents import Analysis, DocState, is_python
 from .live import Live
 from .protocol import RemaskServer
@@ -110,16 +110,18 @@ async def analyze(state: DocState) -> None:
                                         ls.settings)
         publish(ls, state, v, text, spans)
         proposals = await propose(ls, state, v, before, text, spans)
+        others = await elsewhere.follow_up(ls, state, v, before, text) \
+            if proposals is not None else None
     except Exception as e:  # a bug below costs this analysis, never the server
         ls.window_log_message(types.LogMessageParams(types.MessageType.Error,
                                                      f"remask: analysis failed: {e!r}"))
         return
-    if proposals is not None and state.version != v:
+    if proposals is not None and (others is None or state.version != v):
         ls.docs.stats.add("stale_analyses")
-    elif proposals is not None:
+    elif proposals is not None and others is not None:
         ls.docs.stats.add("analyses")
-        state.analysis = Analysis(v, text, cursor, spans, proposals)
-        if all(s.kind == "hole" for s in spans):  # holes need no "before"
+        state.analysis = Analysis(v, text, cursor, spans, proposals, others)
+        if all(s.kind == "hole" for s in spans) and not others:  # holes need no "before"
             state.settle(text)
 
 
@@ -195,7 +197,8 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
     whole = any(isinstance(c, types.TextDocumentContentChangeWholeDocument) for c in changes)
     state.incremental = state.incremental or not whole
     a = state.analysis
-    if whole and state.incremental or a is not None and any(p.text == text for p in a.proposals):
+    if whole and state.incremental or a is not None and any(p.text == text for p in a.proposals) \
+            or text == state.incoming:
         # A proposal taken, or a client that sends edits as ranges replacing the buffer
         # wholesale (a reload, a revert): nothing the user typed to propagate, and the next
         # edit is diffed from here, not across both. From a client that sends nothing but
@@ -222,9 +225,12 @@ async def code_action(ls: RemaskServer, params: types.CodeActionParams,
     loc = convert.Locator(a.text, ls.encoding)
     lo, hi = loc.span(params.range)
     diags = dict(zip(a.spans, convert.diagnostics(a.spans, loc), strict=True))
+    offered = a.proposals_for(lo, hi)
     actions = [convert.code_action(p, state.uri, a.version, loc,
-                                   [diags[s] for s in p.spans if s in diags])
-               for p in a.proposals_for(lo, hi)]
+                                   [diags[s] for s in p.spans if s in diags]) for p in offered]
+    if a.at_cursor(lo, hi):  # other modules' follow-ups, where the user typed the edit
+        actions += elsewhere.actions(ls, state.uri, a.version, a.text, offered,
+                                     elsewhere.still_current(ls, a.elsewhere))
     ls.docs.stats.add("proposals_sent", len(actions))
     return actions or None
 
