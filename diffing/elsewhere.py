@@ -100,11 +100,12 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
     ``module`` is the text's own dotted name (``names`` all of them); ``package`` whether it
     is a package's ``__init__.py`` (relative imports are read from it).
     """
-    wanted = [e for e in exports if e.name in text]  # most files never mention it
+    wanted = [e for e in exports if e.name in text and (  # most files never import it
+        "from ." in text or any(m.rpartition(".")[2] in text for m in e.modules))]
     index = scope_index(text) if wanted else None
     if index is None:
         return [], []
-    den = Denotations(index, module, package)
+    den = Denotations(index, module, package, {t for e in wanted for t in e.targets})
     spans: list[Span] = []
     onward: list[Exported] = []
     for ex in wanted:

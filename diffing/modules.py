@@ -83,10 +83,12 @@ class Denotations:
     """What each name and attribute chain of a file denotes, through its imports.
 
     ``module`` is the file's own dotted name (for relative imports); ``package`` whether it is
-    a package's ``__init__.py``.
+    a package's ``__init__.py``. With ``wanted``, only the imports that may lead to one of
+    those dotted names are followed to their uses (a file imports dozens of others).
     """
 
-    def __init__(self, index: ScopeIndex, module: str, package: bool) -> None:
+    def __init__(self, index: ScopeIndex, module: str, package: bool,
+                 wanted: set[str] | None = None) -> None:
         self.index, self.text = index, index.text
         self.starts = line_starts(self.text)
         self.bound: list[Bound] = []
@@ -98,6 +100,10 @@ class Denotations:
                 source = resolve(node, module, package)
                 if source is not None:
                     self._from(node, source)
+        def leads(dotted: str) -> bool:
+            return wanted is None or any(w == dotted or w.startswith(f"{dotted}.")
+                                         for w in wanted)
+        self.bound = [b for b in self.bound if leads(b.dotted)]
         for b in self.bound:
             if b.star:
                 continue

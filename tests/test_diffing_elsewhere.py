@@ -64,6 +64,7 @@ def pkg(tmp_path):
             "from .. import core\nfrom ..core import parse as p\nfrom pkg.core import Thing\n\n"
             "def go(x):\n    core.parse(x, True)\n    p(x)\n    t = Thing(1, 2)\n"
             "    Thing.make(1, 2)\n    t.show(x)\n    return core.Thing(3, 4)\n"),
+        "pkg/sub/again.py": "from .. import parse\n\nparse('re-exported, relative')\n",
         "app.py": (
             "import pkg\nfrom pkg import parse\n\n\ndef main():\n"
             "    parse('a', strict=True)\n    pkg.parse('b')\n    return pkg.Thing(5, 6)\n"),
@@ -82,6 +83,7 @@ def test_a_rename_follows_every_import_and_the_reexport(pkg):
             "from .. import core\nfrom ..core import read as p\nfrom pkg.core import Thing\n\n"
             "def go(x):\n    core.read(x, True)\n    p(x)\n    t = Thing(1, 2)\n"
             "    Thing.make(1, 2)\n    t.show(x)\n    return core.Thing(3, 4)\n"),
+        "pkg/sub/again.py": "from .. import read\n\nread('re-exported, relative')\n",
         "app.py": (
             "import pkg\nfrom pkg import read\n\n\ndef main():\n"
             "    read('a', strict=True)\n    pkg.read('b')\n    return pkg.Thing(5, 6)\n"),
@@ -94,7 +96,9 @@ def test_a_changed_signature_updates_calls_through_every_name(pkg):
     assert out["pkg/sub/user.py"].count("mode") == 2
     assert "core.parse(x, mode, True)\n    p(x, mode)\n" in out["pkg/sub/user.py"]
     assert "parse('a', mode, strict=True)\n    pkg.parse('b', mode)\n" in out["app.py"]
-    assert set(out) == {"pkg/sub/user.py", "app.py"}
+    assert out["pkg/sub/again.py"] == \
+        "from .. import parse\n\nparse('re-exported, relative', mode)\n"
+    assert set(out) == {"pkg/sub/user.py", "app.py", "pkg/sub/again.py"}
 
 
 def test_a_class_init_and_classmethod_are_followed_to_their_calls(pkg):
