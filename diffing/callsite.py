@@ -76,7 +76,9 @@ def call_site_spans(text: str, change: SignatureChange,
             if updated is None:
                 continue
             spans = [s for s in spans if s not in within]
-        reason = f"call to {change.name}() on line {call.lineno}: {change.summary}"
+        called = ast.unparse(call.func)  # ``Thing`` for ``__init__``, ``core.parse``
+        called = called if len(called) <= 40 else change.name
+        reason = f"call to {called}() on line {call.lineno}: {change.summary}"
         spans.append(Span(start, end, "signature", reason, (updated,)))
     return sorted(spans, key=lambda s: s.start)
 
