@@ -109,15 +109,17 @@ def _current(path: Path) -> str | None:
 _NOT_SOURCE = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
 
 
-def python_files(root: str | Path) -> list[Path]:
-    """The project's Python files under ``root``, for follow-ups in other modules.
+def python_files(root: str | Path, limit: int | None = None) -> list[Path]:
+    """The project's Python files under ``root`` (the first ``limit``), for other modules.
 
     Hidden folders (``.git``, ``.venv``, ``.tox``), virtual environments (any folder holding
     ``pyvenv.cfg``), installed packages and build output are not the project's code.
     """
-    out = []
+    out: list[Path] = []
     for top, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_SOURCE
                          and not (Path(top) / d / "pyvenv.cfg").exists())
         out += [Path(top) / f for f in sorted(files) if f.endswith((".py", ".pyi"))]
+        if limit is not None and len(out) >= limit:
+            return out[:limit]
     return out

@@ -66,7 +66,7 @@ class DiskFiles:
     def under(self, roots: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for root in roots:
-            for path in python_files(root)[:MAX_FILES]:
+            for path in python_files(root, MAX_FILES):
                 text = self.read(str(path))
                 if text is not None:
                     out[str(path)] = text
