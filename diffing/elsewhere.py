@@ -20,6 +20,7 @@ Model-free.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -29,7 +30,7 @@ from .mentions import module_mentions
 from .modules import Denotations, is_package, module_names
 from .proposal import Span
 from .scopes import scope_index
-from .signature import SignatureChange, signature_change
+from .signature import SignatureChange, callee_name, signature_change
 from .spans import merge_and_cap, renamed_word
 
 _EXPORTED_KINDS = ("def", "class", "assignment")
@@ -100,8 +101,7 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
     ``module`` is the text's own dotted name (``names`` all of them); ``package`` whether it
     is a package's ``__init__.py`` (relative imports are read from it).
     """
-    wanted = [e for e in exports if e.name in text and (  # most files never import it
-        "from ." in text or any(m.rpartition(".")[2] in text for m in e.modules))]
+    wanted = [e for e in exports if _may_reach(text, e)]
     index = scope_index(text) if wanted else None
     if index is None:
         return [], []
@@ -115,6 +115,20 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
             spans += _calls(den, ex)
         onward += _reexported(den, ex, names or (module,))
     return _distinct(spans), onward
+
+
+def _may_reach(text: str, ex: Exported) -> bool:
+    """Whether ``text`` may import the name, or re-export it or its module (a quick look).
+
+    Most files never import the module; most that do never name the changed name. A
+    package's ``from .m import *`` re-exports it unnamed, and ``from . import m`` re-exports
+    the module itself.
+    """
+    lasts = [m.rpartition(".")[2] for m in ex.modules]
+    if not ("from ." in text or any(last in text for last in lasts)):
+        return False
+    return ex.name in text or "import *" in text or any(
+        re.search(rf"\bimport\b[^;]{{0,200}}?\b{re.escape(last)}\b", text) for last in lasts)
 
 
 def _renamed(den: Denotations, ex: Exported) -> list[Span]:
@@ -171,8 +185,13 @@ def _calls(den: Denotations, ex: Exported) -> list[Span]:
                 else den.attr_start(f) if isinstance(f, ast.Attribute) else -1
             by_name.setdefault(name, set()).add(at)
         elif init and isinstance(f, ast.Attribute) and f.attr == "__init__" and \
-                isinstance(f.value, ast.Name) and ex.targets & set(den.of(f.value)):
-            by_name.setdefault(f.value.id, set()).add(den.attr_start(f))  # ``C.__init__(o, …)``
+                ex.targets & set(den.of(f.value)):  # ``C.__init__(o, …)``, ``m.C.__init__``
+            by_name.setdefault(callee_name(f.value), set()).add(den.attr_start(f))
+    if init:  # ``super().__init__(…)`` in the methods of a subclass
+        for cls in ast.walk(den.index.tree):
+            if isinstance(cls, ast.ClassDef) and any(ex.targets & set(den.of(b))
+                                                     for b in cls.bases):
+                by_name.setdefault("super", set()).update(_super_inits(den, cls))
     spans: list[Span] = []
     for name, places in by_name.items():
         local = replace(change, qualname=f"{name}.__init__") if init \
@@ -183,6 +202,20 @@ def _calls(den: Denotations, ex: Exported) -> list[Span]:
     return spans
 
 
+def _super_inits(den: Denotations, cls: ast.ClassDef) -> set[int]:
+    """Where the class's own methods call ``super().__init__``."""
+    out = set()
+    for method in cls.body:
+        if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(method):
+                f = node.func if isinstance(node, ast.Call) else None
+                if isinstance(f, ast.Attribute) and f.attr == "__init__" and \
+                        isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
+                        and f.value.func.id == "super":
+                    out.add(den.attr_start(f))
+    return out
+
+
 def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[Exported]:
     """The changed name as this module's own, where it imports it at its top level."""
     out = []
@@ -191,6 +224,8 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
             continue
         if b.star and f"{b.dotted}.{ex.name}" in ex.targets:
             out.append(replace(ex, modules=names))
+        elif not b.star and b.dotted in ex.modules:  # the module itself, under another name
+            out.append(replace(ex, modules=tuple(f"{n}.{b.local}" for n in names)))
         elif not b.star and b.dotted in ex.targets:
             kept = b.aliased or ex.new is not None and _binds(den, ex.new)  # ``new as old``
             change = ex.change

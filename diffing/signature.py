@@ -96,7 +96,7 @@ class SignatureChange:
             return callee(call) == self.name
         f = call.func
         if isinstance(f, ast.Attribute) and f.attr == "__init__":
-            return isinstance(f.value, ast.Name) and f.value.id == parts[-2] or \
+            return callee_name(f.value) == parts[-2] or \
                 isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
                 and f.value.func.id == "super"
         return callee(call) == parts[-2]
@@ -237,5 +237,9 @@ def _subsequence(short: list[str], long: list[str]) -> bool:
 
 def callee(call: ast.Call) -> str:
     """The name a call goes by: ``f`` for ``f(...)`` and ``obj.f(...)``, else empty."""
-    f = call.func
+    return callee_name(call.func)
+
+
+def callee_name(f: ast.expr) -> str:
+    """``f`` for ``f`` and ``obj.f`` (a class ``C.__init__`` is reached through), else empty."""
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""

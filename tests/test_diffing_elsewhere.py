@@ -165,3 +165,38 @@ def test_relative_imports_above_the_top_and_broken_files_are_skipped(tmp_path):
         ".venv/pyvenv.cfg": "", ".venv/x.py": "from lib import load\n",
     })
     assert follow(tmp_path, "lib.py", "def load(", "def fetch(") == {}
+
+
+def test_reexports_by_star_and_of_the_module_itself(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "from .events import *\n",
+        "pkg/events.py": "def new_loop(a):\n    return a\n",
+        "pkg/context.py": "from . import events\n",
+        "pkg/conn.py": "from .context import events\n\nloop = events.new_loop(1)\n",
+        "main.py": "import pkg\nfrom pkg import new_loop\nx = pkg.new_loop(1)\ny = new_loop(2)\n",
+    })
+    out = follow(tmp_path, "pkg/events.py", "def new_loop", "def fresh_loop")
+    assert out == {
+        "pkg/conn.py": "from .context import events\n\nloop = events.fresh_loop(1)\n",
+        "main.py": "import pkg\nfrom pkg import fresh_loop\nx = pkg.fresh_loop(1)\n"
+                   "y = fresh_loop(2)\n",
+    }
+
+
+def test_a_base_class_init_called_from_a_subclass_in_another_module(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/message.py": "class Message:\n    def __init__(self, policy=None):\n"
+                          "        self.policy = policy\n",
+        "pkg/mime.py": "from pkg import message\n\n\nclass Base(message.Message):\n"
+                       "    def __init__(self, policy=None):\n"
+                       "        message.Message.__init__(self, policy=policy)\n\n\n"
+                       "class Part(Base):\n    def __init__(self):\n"
+                       "        super().__init__(policy=1)\n",
+        "pkg/text.py": "from .message import Message\n\n\nclass Text(Message):\n"
+                       "    def __init__(self):\n        super().__init__(policy=2)\n",
+    })
+    out = follow(tmp_path, "pkg/message.py", "policy=None", "pol=None")
+    assert "message.Message.__init__(self, pol=policy)" in out["pkg/mime.py"]
+    assert "super().__init__(policy=1)" in out["pkg/mime.py"]  # Base's own __init__: left
+    assert out["pkg/text.py"].endswith("super().__init__(pol=2)\n")
