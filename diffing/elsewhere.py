@@ -29,7 +29,7 @@ from .change import find_change, separate_edits
 from .mentions import module_mentions
 from .modules import Denotations, is_package, module_names
 from .proposal import Span
-from .scopes import scope_index
+from .scopes import Occurrence, ScopeIndex, scope_index
 from .signature import SignatureChange, callee_name, signature_change
 from .spans import merge_and_cap, renamed_word
 
@@ -139,13 +139,13 @@ def _renamed(den: Denotations, ex: Exported) -> list[Span]:
     for b in den.bound:
         if b.star or b.dotted not in ex.targets:
             continue
-        if b.aliased or taken:  # the name this module uses stays; the import names the new
+        occ = index.at(b.start)
+        if occ is None or occ.start != b.start:
+            continue
+        if b.aliased or _keeps_name(index, occ, taken):
             text_at = new if b.aliased else f"{new} as {old}"
             spans.append(Span(b.name_at, b.name_at + len(old), "rename",
                               f"import of '{old}': {why}", (text_at,)))
-            continue
-        occ = index.at(b.start)
-        if occ is None or occ.start != b.start:
             continue
         for ref in index.references(occ):
             if ref.key == occ.key and text[ref.start:ref.end] == old:
@@ -166,6 +166,18 @@ def _renamed(den: Denotations, ex: Exported) -> list[Span]:
             spans.append(Span(at, at + len(old), "rename", f"'{old}' from a * import: {why}",
                               (new,)))
     return spans
+
+
+def _keeps_name(index: ScopeIndex, occ: Occurrence, taken: bool) -> bool:
+    """Whether an import of the renamed name must keep binding the old one (``new as old``).
+
+    Where the module binds the new name itself (``taken``), where the import binds a class
+    attribute (``self.Percolator`` reads it), and where the module binds the old name
+    otherwise too (``if WIN: from ._win import f`` / ``else: def f(…)``): its own binding
+    is no rename of the other module's.
+    """
+    return taken or index.is_member(occ) or any(
+        r.binding and r.start != occ.start for r in index.references(occ))
 
 
 def _calls(den: Denotations, ex: Exported) -> list[Span]:

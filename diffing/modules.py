@@ -21,7 +21,8 @@ from .scopes import ScopeIndex
 def module_names(path: str | Path, root: str | Path | None = None) -> tuple[str, ...]:
     """The dotted names a file is imported by: through its packages, and from ``root``.
 
-    ``pkg/sub/a.py`` beside ``pkg/__init__.py`` and ``pkg/sub/__init__.py`` is ``pkg.sub.a``;
+    ``pkg/sub/a.py`` beside ``pkg/__init__.py`` and ``pkg/sub/__init__.py`` is ``pkg.sub.a``
+    (``pkg/sub`` without one too: a namespace folder inside a package, flask's ``sansio``);
     a package's ``__init__.py`` is the package. Without ``__init__.py`` files (namespace
     packages, a ``src`` layout's top) the path under ``root`` names it too. Never every suffix
     of the path: a project's ``util/json.py`` is not the standard library's ``json``.
@@ -29,7 +30,9 @@ def module_names(path: str | Path, root: str | Path | None = None) -> tuple[str,
     p = Path(path).absolute()
     parts = [] if p.stem == "__init__" else [p.stem]
     d = p.parent
-    while (d / "__init__.py").is_file() and d.parent != d:
+    # a folder without ``__init__.py`` inside a package is a namespace portion of it
+    while d.parent != d and ((d / "__init__.py").is_file() or
+                             (d.parent / "__init__.py").is_file()):
         parts.insert(0, d.name)
         d = d.parent
     names = [".".join(parts)] if parts else []

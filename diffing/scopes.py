@@ -58,7 +58,7 @@ class ScopeIndex:
         self._methods = collector.methods
         self._families = _families(collector.classes)
         self._defs = {(o.key[1], o.name) for o in self.occurrences
-                      if o.kind == "def" and self._is_member(o)}  # (class, method) defined
+                      if o.kind == "def" and self.is_member(o)}  # (class, method) defined
 
     def at(self, offset: int) -> Occurrence | None:
         """Return the occurrence whose name covers (or starts at) ``offset``."""
@@ -89,10 +89,10 @@ class ScopeIndex:
 
     def _scope_references(self, occ: Occurrence) -> list[Occurrence]:
         keys = {occ.key}
-        if occ.key[0] == "attr" or self._is_member(occ):
+        if occ.key[0] == "attr" or self.is_member(occ):
             keys.add(("attr", occ.name))
             keys |= {o.key for o in self.occurrences
-                     if o.name == occ.name and self._is_member(o)}
+                     if o.name == occ.name and self.is_member(o)}
         keys |= {("kw", callee, occ.name) for callee in occ.calls}
         refs = [o for o in self.occurrences if o.key in keys]
         if occ.kind == "attribute":  # ``self.x = …`` shadows a method ``x``: renaming it
@@ -127,12 +127,13 @@ class ScopeIndex:
             return ca == cb
         return ca is None or cb is None or bool(self._families[ca] & self._families[cb])
 
-    def _is_member(self, occ: Occurrence) -> bool:
+    def is_member(self, occ: Occurrence) -> bool:
+        """Whether ``occ`` binds or reads a name of a class body (a class attribute)."""
         return occ.key[0] == "name" and occ.key[1] in self._class_ids
 
     def _class_of(self, occ: Occurrence) -> int | Super | None:
         """The class a member or a ``self.`` attribute belongs to; None where unknown."""
-        return occ.key[1] if self._is_member(occ) else occ.owner
+        return occ.key[1] if self.is_member(occ) else occ.owner
 
     def bindings(self) -> list[Occurrence]:
         return [o for o in self.occurrences if o.binding]

@@ -200,3 +200,37 @@ def test_a_base_class_init_called_from_a_subclass_in_another_module(tmp_path):
     assert "message.Message.__init__(self, pol=policy)" in out["pkg/mime.py"]
     assert "super().__init__(policy=1)" in out["pkg/mime.py"]  # Base's own __init__: left
     assert out["pkg/text.py"].endswith("super().__init__(pol=2)\n")
+
+
+def test_an_import_that_must_keep_its_local_name(tmp_path):
+    """A class attribute (``self.Percolator``) and a name the module also defines itself."""
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/perc.py": "class Percolator:\n    pass\n\n\ndef get_stream(s):\n    return s\n",
+        "pkg/editor.py": "class Editor:\n    from pkg.perc import Percolator\n\n"
+                         "    def __init__(self):\n        self.p = self.Percolator()\n",
+        "pkg/compat.py": "import sys\nif sys.platform == 'win32':\n"
+                         "    from .perc import get_stream\nelse:\n"
+                         "    def get_stream(s):\n        return None\n\nrv = get_stream(1)\n",
+    })
+    out = follow(tmp_path, "pkg/perc.py", "class Percolator", "class Percolator2")
+    assert out == {"pkg/editor.py": (tmp_path / "pkg/editor.py").read_text().replace(
+        "import Percolator\n", "import Percolator2 as Percolator\n")}
+    (tmp_path / "pkg/perc.py").write_text(
+        "class Percolator:\n    pass\n\n\ndef get_stream(s):\n    return s\n")
+    out = follow(tmp_path, "pkg/perc.py", "def get_stream", "def stream_of")
+    assert out == {"pkg/compat.py": (tmp_path / "pkg/compat.py").read_text().replace(
+        "import get_stream\n", "import stream_of as get_stream\n")}
+
+
+def test_a_namespace_folder_inside_a_package_imports_relatively(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": "def get_root(name):\n    return name\n",
+        "pkg/sansio/app.py": "from ..helpers import get_root\nfrom .. import helpers as h\n\n"
+                             "a = get_root('x')\nb = h.get_root('y')\n",
+    })
+    assert module_names(tmp_path / "pkg/sansio/app.py", tmp_path) == ("pkg.sansio.app",)
+    out = follow(tmp_path, "pkg/helpers.py", "def get_root", "def find_root")
+    assert out == {"pkg/sansio/app.py": "from ..helpers import find_root\n"
+                   "from .. import helpers as h\n\na = find_root('x')\nb = h.find_root('y')\n"}
