@@ -156,7 +156,7 @@ def _renamed(den: Denotations, ex: Exported) -> list[Span]:
             spans += module_mentions(text, old, new)
     for node in ast.walk(index.tree):
         if isinstance(node, ast.Attribute) and node.attr == old \
-                and ex.targets & set(den.of(node)):
+                and den.attr_start(node) not in den.members and ex.targets & set(den.of(node)):
             at = den.attr_start(node)
             spans.append(Span(at, at + len(old), "rename", f"'{old}' through its module: {why}",
                               (new,)))

@@ -96,6 +96,7 @@ class Denotations:
         self.starts = line_starts(self.text)
         self.bound: list[Bound] = []
         self._names: dict[int, str] = {}  # a Name's offset → what it denotes
+        self.members: dict[int, str] = {}  # ``self.X`` of an ``X`` a class body imports
         for node in ast.walk(index.tree):
             if isinstance(node, ast.Import):
                 self._imports(node)
@@ -113,9 +114,12 @@ class Denotations:
             occ = index.at(b.start)
             if occ is None or occ.start != b.start:
                 continue
+            member = index.is_member(occ)  # an import in a class body: ``self.X`` reads it
             for ref in index.references(occ):
                 if ref.key == occ.key:
                     self._names[ref.start] = b.dotted
+                elif member and ref.kind == "attribute-use" and ref.owner == occ.key[1]:
+                    self.members[ref.start] = b.dotted
         self._star_uses(index)
 
     def offset(self, line: int, col: int) -> int:
@@ -167,6 +171,9 @@ class Denotations:
                 return (self._names[at],)
             return self.stars.get(at, ())
         if isinstance(expr, ast.Attribute):
+            member = self.members.get(self.attr_start(expr))
+            if member is not None:
+                return (member,)
             return tuple(f"{d}.{expr.attr}" for d in self.of(expr.value))
         return ()
 

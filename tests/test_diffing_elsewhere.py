@@ -208,7 +208,7 @@ def test_an_import_that_must_keep_its_local_name(tmp_path):
         "pkg/__init__.py": "",
         "pkg/perc.py": "class Percolator:\n    pass\n\n\ndef get_stream(s):\n    return s\n",
         "pkg/editor.py": "class Editor:\n    from pkg.perc import Percolator\n\n"
-                         "    def __init__(self):\n        self.p = self.Percolator()\n",
+                         "    def __init__(self):\n        self.p = self.Percolator(1)\n",
         "pkg/compat.py": "import sys\nif sys.platform == 'win32':\n"
                          "    from .perc import get_stream\nelse:\n"
                          "    def get_stream(s):\n        return None\n\nrv = get_stream(1)\n",
@@ -216,6 +216,11 @@ def test_an_import_that_must_keep_its_local_name(tmp_path):
     out = follow(tmp_path, "pkg/perc.py", "class Percolator", "class Percolator2")
     assert out == {"pkg/editor.py": (tmp_path / "pkg/editor.py").read_text().replace(
         "import Percolator\n", "import Percolator2 as Percolator\n")}
+    (tmp_path / "pkg/perc.py").write_text("class Percolator:\n    def __init__(self, a):\n"
+                                          "        pass\n\n\ndef get_stream(s):\n    return s\n")
+    out = follow(tmp_path, "pkg/perc.py", "(self, a)", "(self, a, b)")  # ``self.Percolator``
+    assert out == {"pkg/editor.py": (tmp_path / "pkg/editor.py").read_text().replace(
+        "self.Percolator(1)", "self.Percolator(1, b)")}
     (tmp_path / "pkg/perc.py").write_text(
         "class Percolator:\n    pass\n\n\ndef get_stream(s):\n    return s\n")
     out = follow(tmp_path, "pkg/perc.py", "def get_stream", "def stream_of")
