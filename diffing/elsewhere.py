@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from .callsite import call_site_spans
 from .change import find_change, separate_edits
+from .edits import parse_python
 from .mentions import module_mentions
 from .modules import Denotations, is_package, module_names
 from .proposal import Span
@@ -91,7 +92,20 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
         if len(parts) == 1 or len(parts) == 2 and (
                 parts[1] == "__init__" or change.classmethod or not change.method):
             out.append(Exported(modules, parts[0], None, change, modules[0]))
+        if parts[1:] == ["__init__"]:  # the module's subclasses that inherit it, as theirs
+            out += [Exported(modules, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
+                             modules[0]) for c in _heirs(after, parts[0])]
     return out
+
+
+def _heirs(text: str, name: str) -> list[ast.ClassDef]:
+    """The top-level classes of ``text`` deriving from its class ``name`` with no ``__init__``."""
+    try:
+        tree = parse_python(text)
+    except SyntaxError:
+        return []
+    return [c for c in tree.body if isinstance(c, ast.ClassDef) and not _defines_init(c)
+            and any(isinstance(b, ast.Name) and b.id == name for b in c.bases)]
 
 
 def spans_in(text: str, module: str, package: bool, exports: list[Exported],
@@ -199,11 +213,10 @@ def _calls(den: Denotations, ex: Exported) -> list[Span]:
         elif init and isinstance(f, ast.Attribute) and f.attr == "__init__" and \
                 ex.targets & set(den.of(f.value)):  # ``C.__init__(o, …)``, ``m.C.__init__``
             by_name.setdefault(callee_name(f.value), set()).add(den.attr_start(f))
-    if init:  # ``super().__init__(…)`` in the methods of a subclass
-        for cls in ast.walk(den.index.tree):
-            if isinstance(cls, ast.ClassDef) and any(ex.targets & set(den.of(b))
-                                                     for b in cls.bases):
-                by_name.setdefault("super", set()).update(_super_inits(den, cls))
+    for cls in _subclasses(den, ex) if init else []:
+        by_name.setdefault("super", set()).update(_super_inits(den, cls))
+        if not _defines_init(cls):  # ``Foo(…)`` calls the inherited ``__init__``
+            by_name.setdefault(cls.name, set()).update(_class_calls(den, cls))
     spans: list[Span] = []
     for name, places in by_name.items():
         local = replace(change, qualname=f"{name}.__init__") if init \
@@ -212,6 +225,28 @@ def _calls(den: Denotations, ex: Exported) -> list[Span]:
         spans += [replace(s, reason=f"{s.reason} (defined in {ex.origin})")
                   for s in call_site_spans(den.text, local, lambda at, p=places: at not in p)]
     return spans
+
+
+def _subclasses(den: Denotations, ex: Exported) -> list[ast.ClassDef]:
+    """The module's classes deriving from the changed class directly."""
+    return [c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)
+            and any(ex.targets & set(den.of(b)) for b in c.bases)]
+
+
+def _defines_init(cls: ast.ClassDef) -> bool:
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign)
+               and "__init__" in ([n.name] if not isinstance(n, ast.Assign) else
+                                  [getattr(t, "id", "") for t in n.targets])
+               for n in cls.body)
+
+
+def _class_calls(den: Denotations, cls: ast.ClassDef) -> set[int]:
+    """Where the module names the class (its own binding's references)."""
+    at = den.text.find(cls.name, den.offset(cls.lineno, cls.col_offset))
+    occ = den.index.at(at)
+    if occ is None or occ.start != at or not occ.binding:
+        return set()
+    return {r.start for r in den.index.references(occ) if r.key == occ.key and not r.binding}
 
 
 def _super_inits(den: Denotations, cls: ast.ClassDef) -> set[int]:
@@ -246,6 +281,10 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
             if change is not None or not kept:
                 out.append(Exported(names, b.local, None if kept else ex.new, change,
                                     ex.origin))
+    if ex.change is not None and ex.change.name == "__init__":  # subclasses that inherit it
+        out += [Exported(names, c.name, None, replace(ex.change, qualname=f"{c.name}.__init__"),
+                         ex.origin) for c in _subclasses(den, ex)
+                if c in den.index.tree.body and not _defines_init(c)]
     return out
 
 

@@ -239,3 +239,20 @@ def test_a_namespace_folder_inside_a_package_imports_relatively(tmp_path):
     out = follow(tmp_path, "pkg/helpers.py", "def get_root", "def find_root")
     assert out == {"pkg/sansio/app.py": "from ..helpers import find_root\n"
                    "from .. import helpers as h\n\na = find_root('x')\nb = h.find_root('y')\n"}
+
+
+def test_subclasses_that_inherit_a_changed_init_are_called_as_it(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/case.py": "class TestCase:\n    def __init__(self, name='run'):\n"
+                       "        self.n = name\n\n\nclass Quiet(TestCase):\n    pass\n",
+        "pkg/tests.py": "from pkg.case import TestCase, Quiet\n\n\nclass Foo(TestCase):\n"
+                        "    def test(self):\n        pass\n\n\nclass Own(TestCase):\n"
+                        "    def __init__(self, x):\n        super().__init__(x)\n\n\n"
+                        "t, u, q, o = Foo('a'), TestCase('b'), Quiet('c'), Own('d')\n",
+        "main.py": "from pkg.tests import Foo, Own\n\nFoo(name='e'), Own('f')\n",
+    })
+    out = follow(tmp_path, "pkg/case.py", "(self, name='run')", "(self)")
+    assert out["pkg/tests.py"].endswith(
+        "super().__init__()\n\n\nt, u, q, o = Foo(), TestCase(), Quiet(), Own('d')\n")
+    assert out["main.py"] == "from pkg.tests import Foo, Own\n\nFoo(), Own('f')\n"
