@@ -26,12 +26,11 @@ from dataclasses import dataclass, replace
 
 from .callsite import call_site_spans
 from .change import find_change, separate_edits
-from .edits import parse_python
 from .mentions import module_mentions
 from .modules import Denotations, is_package, module_names
 from .proposal import Span
 from .scopes import Occurrence, ScopeIndex, scope_index
-from .signature import SignatureChange, callee_name, signature_change
+from .signature import SignatureChange, callee_name, defines_init, heirs, signature_change
 from .spans import merge_and_cap, renamed_word
 
 _EXPORTED_KINDS = ("def", "class", "assignment")
@@ -94,18 +93,8 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
             out.append(Exported(modules, parts[0], None, change, modules[0]))
         if parts[1:] == ["__init__"]:  # the module's subclasses that inherit it, as theirs
             out += [Exported(modules, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
-                             modules[0]) for c in _heirs(after, parts[0])]
+                             modules[0]) for c in heirs(after, parts[0])]
     return out
-
-
-def _heirs(text: str, name: str) -> list[ast.ClassDef]:
-    """The top-level classes of ``text`` deriving from its class ``name`` with no ``__init__``."""
-    try:
-        tree = parse_python(text)
-    except SyntaxError:
-        return []
-    return [c for c in tree.body if isinstance(c, ast.ClassDef) and not _defines_init(c)
-            and any(isinstance(b, ast.Name) and b.id == name for b in c.bases)]
 
 
 def spans_in(text: str, module: str, package: bool, exports: list[Exported],
@@ -215,7 +204,7 @@ def _calls(den: Denotations, ex: Exported) -> list[Span]:
             by_name.setdefault(callee_name(f.value), set()).add(den.attr_start(f))
     for cls in _subclasses(den, ex) if init else []:
         by_name.setdefault("super", set()).update(_super_inits(den, cls))
-        if not _defines_init(cls):  # ``Foo(…)`` calls the inherited ``__init__``
+        if not defines_init(cls):  # ``Foo(…)`` calls the inherited ``__init__``
             by_name.setdefault(cls.name, set()).update(_class_calls(den, cls))
     spans: list[Span] = []
     for name, places in by_name.items():
@@ -231,13 +220,6 @@ def _subclasses(den: Denotations, ex: Exported) -> list[ast.ClassDef]:
     """The module's classes deriving from the changed class directly."""
     return [c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)
             and any(ex.targets & set(den.of(b)) for b in c.bases)]
-
-
-def _defines_init(cls: ast.ClassDef) -> bool:
-    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign)
-               and "__init__" in ([n.name] if not isinstance(n, ast.Assign) else
-                                  [getattr(t, "id", "") for t in n.targets])
-               for n in cls.body)
 
 
 def _class_calls(den: Denotations, cls: ast.ClassDef) -> set[int]:
@@ -284,7 +266,7 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
     if ex.change is not None and ex.change.name == "__init__":  # subclasses that inherit it
         out += [Exported(names, c.name, None, replace(ex.change, qualname=f"{c.name}.__init__"),
                          ex.origin) for c in _subclasses(den, ex)
-                if c in den.index.tree.body and not _defines_init(c)]
+                if c in den.index.tree.body and not defines_init(c)]
     return out
 
 

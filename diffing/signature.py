@@ -243,3 +243,24 @@ def callee(call: ast.Call) -> str:
 def callee_name(f: ast.expr) -> str:
     """``f`` for ``f`` and ``obj.f`` (a class ``C.__init__`` is reached through), else empty."""
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def heirs(text: str, name: str) -> list[ast.ClassDef]:
+    """The top-level classes deriving from class ``name`` that inherit its ``__init__``.
+
+    ``Quiet('c')`` for ``class Quiet(TestCase): pass`` calls ``TestCase.__init__``.
+    """
+    try:
+        tree = parse_python(text)
+    except SyntaxError:
+        return []
+    return [c for c in tree.body if isinstance(c, ast.ClassDef) and not defines_init(c)
+            and any(isinstance(b, ast.Name) and b.id == name for b in c.bases)]
+
+
+def defines_init(cls: ast.ClassDef) -> bool:
+    """Whether a class body defines (or assigns) its own ``__init__``."""
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "__init__"
+               or isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__init__"
+                                                    for t in n.targets)
+               for n in cls.body)

@@ -33,7 +33,7 @@ from .param_uses import param_use_spans
 from .proposal import Span
 from .repair import Unit, unit_from_edit, units_from_errors
 from .scopes import Occurrence, ScopeIndex, scope_index
-from .signature import SignatureChange, signature_change
+from .signature import SignatureChange, heirs, signature_change
 from .syntax import Document, new_errors, parse, placeholders
 
 KINDS = ("repair", "rename", "signature", "dangling", "hole")
@@ -140,7 +140,12 @@ def _other_callee(after: str, change: SignatureChange) -> Callable[[int], bool] 
 
 def signature_spans(after: str, change: SignatureChange, ch: Change) -> list[Span]:
     """The call sites of a changed def, and where the parameters it gained should go."""
-    calls = call_site_spans(after, change, _other_callee(after, change))
+    other = _other_callee(after, change)
+    calls = call_site_spans(after, change, other)
+    parts = change.qualname.split(".")
+    if parts[1:] == ["__init__"]:  # ``Quiet(…)`` for ``class Quiet(TestCase): pass``
+        calls += [s for heir in heirs(after, parts[0]) for s in call_site_spans(
+            after, replace(change, qualname=f"{heir.name}.__init__"), other)]
     uses = [u for u in param_use_spans(after, change)  # a call site's own span says it all
             if not any(c.start <= u.start and u.end <= c.end for c in calls)]
     return [s for s in calls + uses if _off_typed(s.start, s.end, ch)]

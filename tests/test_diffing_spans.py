@@ -415,6 +415,16 @@ def test_a_changed_init_is_called_as_its_class_not_as_its_parents_init():
     assert got == [("1", ("1, b",)), ("obj, 2", ("obj, 2, b",))]
 
 
+def test_a_subclass_that_inherits_a_changed_init_is_called_as_it():
+    before = ("class Case:\n    def __init__(self, name='run'):\n        self.n = name\n\n\n"
+              "class Quiet(Case):\n    pass\n\n\nclass Own(Case):\n    def __init__(self, x):\n"
+              "        pass\n\n\nQuiet('c'), Case('d'), Own('e')\n")
+    after = before.replace("(self, name='run')", "(self)")
+    got = [(after[s.start:s.end], s.mechanical) for s in affected_spans(before, after)
+           if "call to" in s.reason]
+    assert got == [("'c'", ("",)), ("'d'", ("",))]
+
+
 def test_a_call_laid_out_one_argument_a_line_gets_the_new_one_on_a_line_of_its_own():
     before = "def f(a, b=0):\n    return a\n\n\nf(\n    1,\n    b=2,\n)\nf(1, b=2)\n"
     after = before.replace("def f(a, b=0)", "def f(a, b=0, *, c)")
