@@ -111,12 +111,15 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
     den = Denotations(index, module, package, {t for e in wanted for t in e.targets})
     spans: list[Span] = []
     onward: list[Exported] = []
+    same_def: dict[tuple, list[Exported]] = {}  # a class and the subclasses inheriting it
     for ex in wanted:
         if ex.new is not None:
             spans += _renamed(den, ex)
         if ex.change is not None:
-            spans += _calls(den, ex)
+            same_def.setdefault((ex.origin, ex.change.line, ex.change.name), []).append(ex)
         onward += _reexported(den, ex, names or (module,))
+    for group in same_def.values():
+        spans += _calls(den, group)
     return _distinct(spans), onward
 
 
@@ -131,7 +134,8 @@ def _may_reach(text: str, ex: Exported) -> bool:
     if not ("from ." in text or any(last in text for last in lasts)):
         return False
     return ex.name in text or "import *" in text or any(
-        re.search(rf"\bimport\b[^;]{{0,200}}?\b{re.escape(last)}\b", text) for last in lasts)
+        re.search(rf"\bfrom\s+[\w.]+\s+import\b[^;]{{0,200}}?\b{re.escape(last)}\b", text)
+        for last in lasts)
 
 
 def _renamed(den: Denotations, ex: Exported) -> list[Span]:
@@ -183,43 +187,52 @@ def _keeps_name(index: ScopeIndex, occ: Occurrence, taken: bool) -> bool:
         r.binding and r.start != occ.start for r in index.references(occ))
 
 
-def _calls(den: Denotations, ex: Exported) -> list[Span]:
-    """The call sites of the changed def through this module's names for it."""
-    change = ex.change
+def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
+    """The call sites of one changed def through this module's names for it.
+
+    ``group``: the def's exports (a changed ``__init__``'s class and the subclasses that
+    inherit it are called as one def).
+    """
+    change = group[0].change
     assert change is not None
     by_name: dict[str, set[int]] = {}  # the name a call goes by → where such calls name it
     init = change.name == "__init__"
+    callee = set().union(*(ex.callee for ex in group))
+    targets = set().union(*(ex.targets for ex in group))
     for node in ast.walk(den.index.tree):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
-        if ex.callee & set(den.of(f)):
+        if callee & set(den.of(f)):
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
                 else ""
             at = den.offset(f.lineno, f.col_offset) if isinstance(f, ast.Name) \
                 else den.attr_start(f) if isinstance(f, ast.Attribute) else -1
             by_name.setdefault(name, set()).add(at)
         elif init and isinstance(f, ast.Attribute) and f.attr == "__init__" and \
-                ex.targets & set(den.of(f.value)):  # ``C.__init__(o, …)``, ``m.C.__init__``
+                targets & set(den.of(f.value)):  # ``C.__init__(o, …)``, ``m.C.__init__``
             by_name.setdefault(callee_name(f.value), set()).add(den.attr_start(f))
-    for cls in _subclasses(den, ex) if init else []:
+    for cls in _subclasses(den, targets) if init else []:
         by_name.setdefault("super", set()).update(_super_inits(den, cls))
         if not defines_init(cls):  # ``Foo(…)`` calls the inherited ``__init__``
             by_name.setdefault(cls.name, set()).update(_class_calls(den, cls))
-    spans: list[Span] = []
-    for name, places in by_name.items():
-        local = replace(change, qualname=f"{name}.__init__") if init \
-            else replace(change, name=name, qualname=name) if change.qualname == change.name \
-            else change
-        spans += [replace(s, reason=f"{s.reason} (defined in {ex.origin})")
-                  for s in call_site_spans(den.text, local, lambda at, p=places: at not in p)]
-    return spans
+    if not by_name:
+        return []
+    # one run over every name the def goes by here, so a call nested in another's arguments
+    # under another name (``m.f(g(1))``) is updated inside the outer call's span
+    names = tuple(by_name)
+    local = replace(change, qualname=f"{names[0]}.__init__", callers=names[1:]) if init \
+        else replace(change, name=names[0], qualname=names[0], callers=names[1:]) \
+        if change.qualname == change.name else replace(change, callers=names[1:])
+    places = set().union(*by_name.values())
+    return [replace(s, reason=f"{s.reason} (defined in {group[0].origin})")
+            for s in call_site_spans(den.text, local, lambda at: at not in places)]
 
 
-def _subclasses(den: Denotations, ex: Exported) -> list[ast.ClassDef]:
-    """The module's classes deriving from the changed class directly."""
+def _subclasses(den: Denotations, targets: set[str]) -> list[ast.ClassDef]:
+    """The module's classes deriving directly from a class ``targets`` names."""
     return [c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)
-            and any(ex.targets & set(den.of(b)) for b in c.bases)]
+            and any(targets & set(den.of(b)) for b in c.bases)]
 
 
 def _class_calls(den: Denotations, cls: ast.ClassDef) -> set[int]:
@@ -265,7 +278,7 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
                                     ex.origin))
     if ex.change is not None and ex.change.name == "__init__":  # subclasses that inherit it
         out += [Exported(names, c.name, None, replace(ex.change, qualname=f"{c.name}.__init__"),
-                         ex.origin) for c in _subclasses(den, ex)
+                         ex.origin) for c in _subclasses(den, ex.targets)
                 if c in den.index.tree.body and not defines_init(c)]
     return out
 

@@ -36,6 +36,8 @@ class SignatureChange:
     new: tuple[Param, ...]
     line: int = 0  # the def's line in the text after the edit
     classmethod: bool = False  # its first parameter is bound through the class too
+    callers: tuple[str, ...] = ()  # more names calls reach it by: another module's aliases,
+    # subclasses that inherit a changed ``__init__``
 
     def def_in(self, tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The changed def in ``tree``, the text after the edit (found by its line and name)."""
@@ -93,13 +95,13 @@ class SignatureChange:
         """
         parts = self.qualname.split(".")
         if not (self.name == "__init__" and self.method and len(parts) > 1):
-            return callee(call) == self.name
+            return callee(call) in (self.name, *self.callers)
         f = call.func
         if isinstance(f, ast.Attribute) and f.attr == "__init__":
-            return callee_name(f.value) == parts[-2] or \
+            return callee_name(f.value) in (parts[-2], *self.callers) or \
                 isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
                 and f.value.func.id == "super"
-        return callee(call) == parts[-2]
+        return callee(call) in (parts[-2], *self.callers)
 
 
 def signature_change(before: str, after: str) -> SignatureChange | None:

@@ -256,3 +256,21 @@ def test_subclasses_that_inherit_a_changed_init_are_called_as_it(tmp_path):
     assert out["pkg/tests.py"].endswith(
         "super().__init__()\n\n\nt, u, q, o = Foo(), TestCase(), Quiet(), Own('d')\n")
     assert out["main.py"] == "from pkg.tests import Foo, Own\n\nFoo(), Own('f')\n"
+
+
+def test_nested_calls_under_two_names_are_one_span(tmp_path):
+    """``m.f(g(1))`` with ``g`` an alias of ``f``; a class and its heir nested likewise."""
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/m.py": "def f(a):\n    return a\n\n\nclass List(list):\n"
+                    "    def __init__(self, items):\n        list.__init__(self, items)\n\n\n"
+                    "class Header(List):\n    pass\n",
+        "pkg/use.py": "from pkg import m\nfrom pkg.m import f as g\n\nx = m.f(g(1))\n"
+                      "h = m.Header([m.List([1])])\n",
+    })
+    out = follow(tmp_path, "pkg/m.py", "def f(a)", "def f(a, b)")
+    assert "x = m.f(g(1, b), b)\n" in out["pkg/use.py"]
+    (tmp_path / "pkg/m.py").write_text((tmp_path / "pkg/m.py").read_text().replace(
+        "def f(a, b)", "def f(a)"))
+    out = follow(tmp_path, "pkg/m.py", "(self, items)", "(self, items, extra)")
+    assert out["pkg/use.py"].endswith("h = m.Header([m.List([1], extra)], extra)\n")
