@@ -30,7 +30,14 @@ from .mentions import module_mentions
 from .modules import Denotations, is_package, module_names
 from .proposal import Span
 from .scopes import Occurrence, ScopeIndex, scope_index
-from .signature import SignatureChange, callee_name, defines_init, heirs, signature_change
+from .signature import (
+    SignatureChange,
+    callee_name,
+    defines_init,
+    heirs,
+    module_classes,
+    signature_change,
+)
 from .spans import merge_and_cap, renamed_word
 
 _EXPORTED_KINDS = ("def", "class", "assignment")
@@ -134,8 +141,8 @@ def _may_reach(text: str, ex: Exported) -> bool:
     if not ("from ." in text or any(last in text for last in lasts)):
         return False
     return ex.name in text or "import *" in text or any(
-        re.search(rf"\bfrom\s+[\w.]+\s+import\b[^;]{{0,200}}?\b{re.escape(last)}\b", text)
-        for last in lasts)
+        re.search(rf"\bfrom\s+[\w.]+\s+import\s+(?:\([^)]*|[^\n;]*)\b{re.escape(last)}\b",
+                  text) for last in lasts)  # on the import's line, or in its parentheses
 
 
 def _renamed(den: Denotations, ex: Exported) -> list[Span]:
@@ -230,9 +237,20 @@ def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
 
 
 def _subclasses(den: Denotations, targets: set[str]) -> list[ast.ClassDef]:
-    """The module's classes deriving directly from a class ``targets`` names."""
-    return [c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)
-            and any(targets & set(den.of(b)) for b in c.bases)]
+    """The module's classes deriving from a class ``targets`` names, or from an heir of one.
+
+    An heir derives so and inherits the ``__init__`` (``Assign(Stmt)`` where ``Stmt(Node)``
+    has none).
+    """
+    classes = [c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)]
+    found: list[ast.ClassDef] = []
+    heirs: set[str] = set()
+    while grown := [c for c in classes if c not in found and any(
+            targets & set(den.of(b)) or isinstance(b, ast.Name) and b.id in heirs
+            for b in c.bases)]:
+        found += grown
+        heirs |= {c.name for c in grown if not defines_init(c)}
+    return found
 
 
 def _class_calls(den: Denotations, cls: ast.ClassDef) -> set[int]:
@@ -279,7 +297,7 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
     if ex.change is not None and ex.change.name == "__init__":  # subclasses that inherit it
         out += [Exported(names, c.name, None, replace(ex.change, qualname=f"{c.name}.__init__"),
                          ex.origin) for c in _subclasses(den, ex.targets)
-                if c in den.index.tree.body and not defines_init(c)]
+                if c in module_classes(den.index.tree) and not defines_init(c)]
     return out
 
 

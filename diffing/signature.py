@@ -248,7 +248,7 @@ def callee_name(f: ast.expr) -> str:
 
 
 def heirs(text: str, name: str) -> list[ast.ClassDef]:
-    """The top-level classes deriving from class ``name`` that inherit its ``__init__``.
+    """The module-level classes deriving from class ``name`` that inherit its ``__init__``.
 
     ``Quiet('c')`` for ``class Quiet(TestCase): pass`` calls ``TestCase.__init__``.
     """
@@ -256,8 +256,25 @@ def heirs(text: str, name: str) -> list[ast.ClassDef]:
         tree = parse_python(text)
     except SyntaxError:
         return []
-    return [c for c in tree.body if isinstance(c, ast.ClassDef) and not defines_init(c)
-            and any(isinstance(b, ast.Name) and b.id == name for b in c.bases)]
+    classes, found, names = module_classes(tree), [], {name}
+    while grown := [c for c in classes if c not in found and not defines_init(c)
+                    and any(isinstance(b, ast.Name) and b.id in names for b in c.bases)]:
+        found += grown  # a subclass of an heir inherits it too (``Assign(Stmt)``, ``Stmt(Node)``)
+        names |= {c.name for c in grown}
+    return found
+
+
+def module_classes(tree: ast.Module) -> list[ast.ClassDef]:
+    """The classes a module defines at its top level, inside ``if``/``try``/``with`` too."""
+    out, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.ClassDef):
+            out.append(node)
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            todo += [c for c in ast.iter_child_nodes(node)
+                     if isinstance(c, ast.stmt | ast.ExceptHandler)]
+    return out
 
 
 def defines_init(cls: ast.ClassDef) -> bool:

@@ -274,3 +274,17 @@ def test_nested_calls_under_two_names_are_one_span(tmp_path):
         "def f(a, b)", "def f(a)"))
     out = follow(tmp_path, "pkg/m.py", "(self, items)", "(self, items, extra)")
     assert out["pkg/use.py"].endswith("h = m.Header([m.List([1], extra)], extra)\n")
+
+
+def test_grand_heirs_and_a_subclass_under_an_if_inherit_a_changed_init(tmp_path):
+    project(tmp_path, {
+        "nodes.py": "class Node:\n    def __init__(self, a):\n        self.a = a\n\n\n"
+                    "class Stmt(Node):\n    pass\n\n\nclass Assign(Stmt):\n    pass\n",
+        "dll.py": "import os\nfrom nodes import Node, Stmt\n\n\nclass Expr(Stmt):\n    pass\n\n\n"
+                  "if os.name == 'nt':\n    class Win(Expr):\n        pass\n\n\n"
+                  "e, w = Expr(1), Win(2)\n",
+        "main.py": "from nodes import Assign\nfrom dll import Win\n\nAssign(3), Win(4)\n",
+    })
+    out = follow(tmp_path, "nodes.py", "(self, a)", "(self, a, b)")
+    assert out["dll.py"].endswith("e, w = Expr(1, b), Win(2, b)\n")
+    assert out["main.py"].endswith("Assign(3, b), Win(4, b)\n")
