@@ -211,11 +211,9 @@ def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
             continue
         f = node.func
         if callee & set(den.of(f)):
-            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) \
-                else ""
             at = den.offset(f.lineno, f.col_offset) if isinstance(f, ast.Name) \
                 else den.attr_start(f) if isinstance(f, ast.Attribute) else -1
-            by_name.setdefault(name, set()).add(at)
+            by_name.setdefault(callee_name(f), set()).add(at)
         elif init and isinstance(f, ast.Attribute) and f.attr == "__init__" and \
                 targets & set(den.of(f.value)):  # ``C.__init__(o, …)``, ``m.C.__init__``
             by_name.setdefault(callee_name(f.value), set()).add(den.attr_start(f))
