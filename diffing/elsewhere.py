@@ -35,6 +35,8 @@ from .signature import (
     callee_name,
     defines_init,
     heirs,
+    is_super_init,
+    lineage,
     module_classes,
     signature_change,
 )
@@ -237,18 +239,10 @@ def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
 def _subclasses(den: Denotations, targets: set[str]) -> list[ast.ClassDef]:
     """The module's classes deriving from a class ``targets`` names, or from an heir of one.
 
-    An heir derives so and inherits the ``__init__`` (``Assign(Stmt)`` where ``Stmt(Node)``
-    has none).
+    All of them call the changed ``__init__`` (:func:`.signature.lineage`).
     """
-    classes = [c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)]
-    found: list[ast.ClassDef] = []
-    heirs: set[str] = set()
-    while grown := [c for c in classes if c not in found and any(
-            targets & set(den.of(b)) or isinstance(b, ast.Name) and b.id in heirs
-            for b in c.bases)]:
-        found += grown
-        heirs |= {c.name for c in grown if not defines_init(c)}
-    return found
+    return lineage([c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)],
+                   lambda b: bool(targets & set(den.of(b))))
 
 
 def _class_calls(den: Denotations, cls: ast.ClassDef) -> set[int]:
@@ -262,16 +256,10 @@ def _class_calls(den: Denotations, cls: ast.ClassDef) -> set[int]:
 
 def _super_inits(den: Denotations, cls: ast.ClassDef) -> set[int]:
     """Where the class's own methods call ``super().__init__``."""
-    out = set()
-    for method in cls.body:
-        if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-            for node in ast.walk(method):
-                f = node.func if isinstance(node, ast.Call) else None
-                if isinstance(f, ast.Attribute) and f.attr == "__init__" and \
-                        isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
-                        and f.value.func.id == "super":
-                    out.add(den.attr_start(f))
-    return out
+    return {den.attr_start(node.func) for method in cls.body
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
+            for node in ast.walk(method)
+            if isinstance(node, ast.Call) and is_super_init(node.func)}
 
 
 def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[Exported]:
@@ -293,9 +281,10 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
                 out.append(Exported(names, b.local, None if kept else ex.new, change,
                                     ex.origin))
     if ex.change is not None and ex.change.name == "__init__":  # subclasses that inherit it
+        top = module_classes(den.index.tree)
         out += [Exported(names, c.name, None, replace(ex.change, qualname=f"{c.name}.__init__"),
                          ex.origin) for c in _subclasses(den, ex.targets)
-                if c in module_classes(den.index.tree) and not defines_init(c)]
+                if c in top and not defines_init(c)]
     return out
 
 

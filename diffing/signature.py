@@ -6,7 +6,7 @@ The other half, the call sites that follow it, is :mod:`.callsite`. Model-free: 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .edits import ast_offset as _offset
@@ -98,9 +98,7 @@ class SignatureChange:
             return callee(call) in (self.name, *self.callers)
         f = call.func
         if isinstance(f, ast.Attribute) and f.attr == "__init__":
-            return callee_name(f.value) in (parts[-2], *self.callers) or \
-                isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
-                and f.value.func.id == "super"
+            return callee_name(f.value) in (parts[-2], *self.callers) or is_super_init(f)
         return callee(call) in (parts[-2], *self.callers)
 
 
@@ -256,12 +254,32 @@ def heirs(text: str, name: str) -> list[ast.ClassDef]:
         tree = parse_python(text)
     except SyntaxError:
         return []
-    classes, found, names = module_classes(tree), [], {name}
-    while grown := [c for c in classes if c not in found and not defines_init(c)
-                    and any(isinstance(b, ast.Name) and b.id in names for b in c.bases)]:
-        found += grown  # a subclass of an heir inherits it too (``Assign(Stmt)``, ``Stmt(Node)``)
-        names |= {c.name for c in grown}
+    return [c for c in lineage(module_classes(tree),
+                               lambda b: isinstance(b, ast.Name) and b.id == name)
+            if not defines_init(c)]
+
+
+def lineage(classes: list[ast.ClassDef], root: Callable[[ast.expr], bool]
+            ) -> list[ast.ClassDef]:
+    """The ``classes`` deriving from a base ``root`` accepts, or from an heir of one.
+
+    An heir inherits the root's ``__init__`` (``Assign(Stmt)`` where ``Stmt(Node)`` defines
+    none): all of them call it, the ones with an ``__init__`` of their own through ``super()``.
+    """
+    found: list[ast.ClassDef] = []
+    names: set[str] = set()  # of the found that inherit the root's ``__init__``
+    while grown := [c for c in classes if c not in found and any(
+            root(b) or isinstance(b, ast.Name) and b.id in names for b in c.bases)]:
+        found += grown
+        names |= {c.name for c in grown if not defines_init(c)}
     return found
+
+
+def is_super_init(f: ast.expr) -> bool:
+    """Whether ``f`` is ``super().__init__``."""
+    return isinstance(f, ast.Attribute) and f.attr == "__init__" and \
+        isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) \
+        and f.value.func.id == "super"
 
 
 def module_classes(tree: ast.Module) -> list[ast.ClassDef]:
