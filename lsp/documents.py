@@ -89,6 +89,8 @@ class DocState:
         self._quiet.set()
         self.refused = False  # the buffer is binary, huge or undecodable (the user was told)
         self.incoming: str | None = None  # the text another document's follow-up gives it
+        # the other modules' proposals for this document's edit, and what they were made from
+        self.followed: tuple[tuple, dict[str, Proposal | None]] | None = None
 
     def stale(self, version: int) -> CancelCheck:
         """Return a cancel check that turns true once ``version`` is no longer the latest."""

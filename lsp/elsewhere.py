@@ -25,7 +25,7 @@ from remask.diffing.modules import module_names
 from remask.diffing.proposal import Proposal, combine
 
 from . import convert
-from .documents import DocState
+from .documents import CancelCheck, DocState
 from .protocol import RemaskServer
 
 MAX_FILES = 5000  # a workspace folder this large (a home directory) is not one project
@@ -112,12 +112,20 @@ async def follow_up(ls: RemaskServer, state: DocState, version: int, before: str
     if not spans:
         return []
 
-    def work(cancel: object) -> dict[str, Proposal | None]:
-        return {p: combine(files[p][2], rw.propose_elsewhere(files[p][2], s, p, cancel=cancel))
-                for p, s in spans.items()}
-    found = await ls.docs.run(work, state.background(version))
-    if found is None:
-        return None
+    # typing on elsewhere in the document leaves the other modules' work as it was: reused
+    key = (tuple(exports), tuple((p, files[p][2], tuple(s)) for p, s in sorted(spans.items())))
+    if state.followed is not None and state.followed[0] == key:
+        found: dict[str, Proposal | None] | None = state.followed[1]
+        ls.docs.stats.add("elsewhere_reused")
+    else:
+        def work(cancel: CancelCheck) -> dict[str, Proposal | None]:
+            return {p: combine(files[p][2],
+                               rw.propose_elsewhere(files[p][2], s, p, cancel=cancel))
+                    for p, s in spans.items()}
+        found = await ls.docs.run(work, state.background(version))
+        if found is None:
+            return None
+        state.followed = (key, found)
     out = [Other(files[p][0], p, files[p][1], files[p][2], prop)
            for p, prop in sorted(found.items()) if prop is not None]
     for o in out:  # taking the action is no edit of theirs to follow up

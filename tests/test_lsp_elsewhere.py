@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
-from lsp_support import apply, capabilities, change, config, diagnostics_for, open_doc, pos
+from lsp_support import (
+    apply,
+    capabilities,
+    change,
+    config,
+    diagnostics_for,
+    open_doc,
+    pos,
+    server_stats,
+)
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
@@ -66,10 +75,16 @@ async def test_a_rename_offers_the_importing_modules_edits(client, project):
     assert (await actions(client, lib, 5)) and not any(  # away from the edit: its own only
         a.title.startswith("Update") for a in await actions(client, lib, 5))
 
+    change(client, 3, pos(2, 0), pos(2, 0), "# typed elsewhere\n", uri=lib)
+    await diagnostics_for(client, 3, lib)
+    titles = [a.title for a in await actions(client, lib, 3)]
+    assert "Update 2 other modules (main.py, use.py)" in titles, titles
+    assert (await server_stats(client)).get("elsewhere_reused", 0) >= 1  # no second denoising
+
     (project / "pkg/use.py").write_text(USE + "# saved meanwhile\n")
-    titles = [a.title for a in await actions(client, lib, 0)]
+    titles = [a.title for a in await actions(client, lib, 3)]
     assert "Update 1 other module (main.py)" in titles, titles  # a stale file is left out
     change(client, 8, pos(2, 0), pos(2, 0), "# typed\n", uri=main)
     await diagnostics_for(client, 8, main)
-    titles = [a.title for a in await actions(client, lib, 0)]
+    titles = [a.title for a in await actions(client, lib, 3)]
     assert not any(t.startswith("Update") for t in titles), titles
