@@ -23,6 +23,7 @@ import ast
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from .callsite import call_site_spans
 from .change import find_change, separate_edits
@@ -107,14 +108,22 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
 
 
 def spans_in(text: str, module: str, package: bool, exports: list[Exported],
-             names: tuple[str, ...] = ()) -> tuple[list[Span], list[Exported]]:
+             names: tuple[str, ...] = (), indexes: dict[str, ScopeIndex | None] | None = None
+             ) -> tuple[list[Span], list[Exported]]:
     """The spans another module's text needs for ``exports``, and what it re-exports.
 
     ``module`` is the text's own dotted name (``names`` all of them); ``package`` whether it
-    is a package's ``__init__.py`` (relative imports are read from it).
+    is a package's ``__init__.py`` (relative imports are read from it). ``indexes`` keeps
+    the texts' scope indexes for the next re-export's round (``scope_index``'s own cache
+    holds eight).
     """
     wanted = [e for e in exports if _may_reach(text, e)]
-    index = scope_index(text) if wanted else None
+    if not wanted:
+        return [], []
+    indexes = {} if indexes is None else indexes
+    if text not in indexes:
+        indexes[text] = scope_index(text)
+    index = indexes[text]
     if index is None:
         return [], []
     den = Denotations(index, module, package, {t for e in wanted for t in e.targets})
@@ -129,6 +138,7 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
         onward += _reexported(den, ex, names or (module,))
     for group in same_def.values():
         spans += _calls(den, group)
+        onward += _inheriting(den, group, names or (module,))
     return _distinct(spans), onward
 
 
@@ -139,12 +149,23 @@ def _may_reach(text: str, ex: Exported) -> bool:
     package's ``from .m import *`` re-exports it unnamed, and ``from . import m`` re-exports
     the module itself.
     """
-    lasts = [m.rpartition(".")[2] for m in ex.modules]
-    if not ("from ." in text or any(last in text for last in lasts)):
+    if not _mentions_module(text, ex.modules):
         return False
-    return ex.name in text or "import *" in text or any(
-        re.search(rf"\bfrom\s+[\w.]+\s+import\s+(?:\([^)]*|[^\n;]*)\b{re.escape(last)}\b",
-                  text) for last in lasts)  # on the import's line, or in its parentheses
+    return ex.name in text or "import *" in text or _imports_module(text, ex.modules)
+
+
+def _mentions_module(text: str, modules: tuple[str, ...]) -> bool:
+    return "from ." in text or any(m.rpartition(".")[2] in text for m in modules)
+
+
+@lru_cache(maxsize=64)
+def _imports_module(text: str, modules: tuple[str, ...]) -> bool:
+    """Whether an import line (or its parentheses) names one of the modules after ``import``.
+
+    Cached: a changed ``__init__``'s heirs are exports of one module, asked about in turn.
+    """
+    return any(re.search(rf"\bfrom\s+[\w.]+\s+import\s+(?:\([^)]*|[^\n;]*)\b{re.escape(last)}\b",
+                         text) for last in {m.rpartition(".")[2] for m in modules})
 
 
 def _renamed(den: Denotations, ex: Exported) -> list[Span]:
@@ -280,17 +301,44 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
             if change is not None or not kept:
                 out.append(Exported(names, b.local, None if kept else ex.new, change,
                                     ex.origin))
-    if ex.change is not None and ex.change.name == "__init__":  # subclasses that inherit it
-        top = module_classes(den.index.tree)
-        out += [Exported(names, c.name, None, replace(ex.change, qualname=f"{c.name}.__init__"),
-                         ex.origin) for c in _subclasses(den, ex.targets)
-                if c in top and not defines_init(c)]
     return out
+
+
+def _inheriting(den: Denotations, group: list[Exported], names: tuple[str, ...]
+                ) -> list[Exported]:
+    """The module's top-level classes that inherit a changed ``__init__``, as its exports.
+
+    ``group``: one def's exports (its class and the heirs already found); their subclasses
+    here are looked for once, not once per heir (a class such as jinja2's ``Node`` has
+    dozens).
+    """
+    change = group[0].change
+    if change is None or change.name != "__init__":
+        return []
+    top = module_classes(den.index.tree)
+    return [Exported(names, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
+                     group[0].origin)
+            for c in _subclasses(den, set().union(*(ex.targets for ex in group)))
+            if c in top and not defines_init(c)]
 
 
 def _binds(den: Denotations, name: str) -> bool:
     """Whether the module binds ``name`` itself (then an import of that name would clash)."""
     return any(o.binding and o.name == name for o in den.index.occurrences)
+
+
+def _merged(exports: list[Exported]) -> list[Exported]:
+    """One export per changed name, under all the modules it is found in.
+
+    Every module that does ``import unittest`` re-exports ``unittest.TestCase`` as its own
+    ``m.unittest.TestCase``: looked for one at a time, 28 such re-exports made each file be
+    read 28 times.
+    """
+    by_key: dict[tuple, list[str]] = {}
+    for ex in exports:
+        names = by_key.setdefault((ex.name, ex.new, ex.change, ex.origin), [])
+        names += [m for m in ex.modules if m not in names]
+    return [Exported(tuple(modules), *key) for key, modules in by_key.items()]
 
 
 def _distinct(spans: list[Span]) -> list[Span]:
@@ -316,11 +364,13 @@ def follow(exports: list[Exported], path: str, others: Mapping[str, str],
     """
     found: dict[str, list[Span]] = {}
     seen: set[Exported] = set()
+    indexes: dict[str, ScopeIndex | None] = {}
     for _ in range(_DEPTH):
         fresh = [e for e in exports if e not in seen]
         if not fresh:
             break
         seen |= set(fresh)
+        fresh = _merged(fresh)
         exports = []
         for other, text in others.items():
             if other == path:
@@ -328,7 +378,8 @@ def follow(exports: list[Exported], path: str, others: Mapping[str, str],
             names = module_names(other, root)
             if not names:
                 continue
-            spans, onward = spans_in(text, names[0], is_package(other), fresh, names)
+            spans, onward = spans_in(text, names[0], is_package(other), fresh, names,
+                                     indexes)
             found.setdefault(other, []).extend(spans)
             exports += onward
     return {p: merge_and_cap(_distinct(s), cap, 0) for p, s in found.items() if s}
