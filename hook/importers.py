@@ -3,9 +3,10 @@
 A commit that renames ``lib.total`` or changes its parameters breaks every module importing
 it (:mod:`remask.diffing.elsewhere`). The staged ones are rewritten with the commit's own
 follow-ups; so are tracked modules the commit leaves out (found by ``git grep --cached`` for
-the changed names): their follow-ups join the commit for review like any of the hook's
-rewrites, and where such a file has unstaged work, only its index entry is written, as for a
-partially staged file. Model-free.
+the changed names and their modules' names, and the edited files' packages): their
+follow-ups join the commit for review like any of the hook's rewrites, and where such a file
+has unstaged work, only its index entry is written, as for a partially staged file.
+Model-free.
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
                if (found := exported(before, after, module_names(root / path, root)))]
     if not changes:
         return Reach()
-    names = {e.name for _, found in changes for e in found}
-    extra = [p for p in _mentioning(repo, names) if p not in files]
+    words = {e.name for _, found in changes for e in found}
+    words |= {e.modules[0].rpartition(".")[2] for _, found in changes for e in found}
+    extra = sorted(p for p in _mentioning(repo, words) | _packages(repo, [p for p, _ in changes])
+                   if p not in files)
     staged = StagedFiles(repo, extra)
     read = {}
     for path in extra:
@@ -79,12 +82,36 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
     return reach
 
 
-def _mentioning(repo: Repo, names: set[str]) -> list[str]:
-    """The indexed Python files that hold any of ``names`` as a word (``git grep --cached``)."""
-    patterns = [a for n in sorted(names) for a in ("-e", n)]
+def _mentioning(repo: Repo, words: set[str]) -> set[str]:
+    """The indexed Python files that hold any of ``words`` as a word (``git grep --cached``).
+
+    The words are the changed names and their modules' own names: a module re-exporting
+    the name by ``from .lib import *``, or the module by ``from . import lib``, never
+    spells the name, and without it the modules importing the name from there look
+    unrelated.
+    """
+    patterns = [a for n in sorted(words) for a in ("-e", n)]
     try:
         out = repo.text("grep", "--cached", "-l", "-z", "-w", "-F", *patterns, "--",
                         *(f"*{s}" for s in PYTHON_SUFFIXES))
     except GitError:  # nothing found is exit status 1
-        return []
-    return [p for p in out.split("\0") if p]
+        return set()
+    return {p for p in out.split("\0") if p}
+
+
+def _packages(repo: Repo, paths: list[str]) -> set[str]:
+    """The indexed ``__init__.py`` files of the packages holding ``paths``, up to the root.
+
+    A package re-exporting a subpackage's names by ``from .sub import *`` names neither the
+    name nor its module.
+    """
+    wanted = {(parent / "__init__.py").as_posix() for p in paths
+              for parent in Path(p).parents if parent != Path(".")}
+    if not wanted:
+        return set()
+    try:
+        out = repo.text("ls-files", "--cached", "-z", "--",
+                        *(f":(literal){w}" for w in sorted(wanted)))
+    except GitError:
+        return set()
+    return {p for p in out.split("\0") if p}

@@ -66,3 +66,20 @@ def test_an_edit_inside_a_function_loads_no_model_and_touches_no_importer(repo) 
     repo.git("add", "pkg/lib.py")
     assert main(["hook", "run"]) == 0  # a missing model would be exit 2
     assert repo.staged("main.py").decode() == MAIN
+
+
+@pytest.mark.slow
+def test_importers_through_star_re_exports_the_commit_leaves_out(repo) -> None:
+    # neither package __init__ spells ``total``: the hook reads them as the edited file's
+    # packages and as modules naming its module
+    repo.write("pkg/__init__.py", "from .sub import *\n")
+    repo.write("pkg/sub/__init__.py", "from .lib import *\n")
+    repo.write("pkg/sub/lib.py", LIB)
+    repo.write("app.py", "from pkg import total\n\nprint(total([1], 2))\n")
+    repo.commit()
+    repo.write("pkg/sub/lib.py", LIB.replace("def total", "def grand_total"))
+    repo.git("add", "pkg/sub/lib.py")
+    assert main(["hook", "run"]) == 1
+    assert repo.staged("app.py").decode() == "from pkg import grand_total\n\n" \
+        "print(grand_total([1], 2))\n"
+    assert repo.staged("pkg/__init__.py").decode() == "from .sub import *\n"
