@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from .callsite import call_site_spans
 from .change import find_change, separate_edits
-from .mentions import module_mentions
+from .mentions import module_mentions, path_mentions
 from .modules import Denotations, is_package, module_names
 from .proposal import Span
 from .scopes import Occurrence, ScopeIndex, scope_index
@@ -191,6 +191,7 @@ def _renamed(den: Denotations, ex: Exported) -> list[Span]:
                                   (new,)))
         if occ.key == ("name", 0, old):
             spans += module_mentions(text, old, new)
+    spans += path_mentions(text, index.tree, ex.targets, old, new, why)
     for node in ast.walk(index.tree):
         if isinstance(node, ast.Attribute) and node.attr == old \
                 and den.attr_start(node) not in den.members and ex.targets & set(den.of(node)):
@@ -202,7 +203,25 @@ def _renamed(den: Denotations, ex: Exported) -> list[Span]:
             at = den.offset(node.lineno, node.col_offset)
             spans.append(Span(at, at + len(old), "rename", f"'{old}' from a * import: {why}",
                               (new,)))
+        elif isinstance(node, ast.Call) and len(node.args) > 1 and \
+                _names_attribute(den, node.args[0], node.args[1], old, ex.modules):
+            at = den.offset(node.args[1].lineno, node.args[1].col_offset) + 1
+            spans.append(Span(at, at + len(old), "rename",
+                              f"'{old}' named as an attribute of its module: {why}", (new,)))
     return spans
+
+
+def _names_attribute(den: Denotations, obj: ast.expr, name: ast.expr, old: str,
+                     modules: tuple[str, ...]) -> bool:
+    """Whether a call's first two arguments are the module and ``old`` as a plain string.
+
+    ``getattr(lib, "old")``, ``mock.patch.object(lib, "old")``,
+    ``monkeypatch.setattr(lib, "old", …)``: the attribute the string names is the renamed one.
+    """
+    if not (isinstance(name, ast.Constant) and name.value == old and name.lineno == name.end_lineno
+            and name.end_col_offset - name.col_offset == len(old) + 2):
+        return False
+    return bool(set(modules) & set(den.of(obj)))
 
 
 def _keeps_name(index: ScopeIndex, occ: Occurrence, taken: bool) -> bool:

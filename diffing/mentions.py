@@ -77,11 +77,9 @@ def module_mentions(text: str, old: str, new: str) -> list[Span]:
     found = [(n, "__all__") for n in _all_strings(tree)] + \
         [(n, "an annotation") for n in _annotation_strings(tree, text, old)]
     for node, where in found:
-        a = ast_offset(text, starts, node.lineno, node.col_offset)
-        b = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
-        quote = text[a:b][:1]
-        if quote not in ("'", '"') or text[a:b] != quote + node.value + quote:
-            continue  # a prefix, an escape, a triple quote, implicit concatenation: leave it
+        a = _plain_string(text, starts, node)
+        if a is None:
+            continue
         if where == "__all__":
             names = [0] if node.value == old else []
         else:
@@ -95,6 +93,41 @@ def module_mentions(text: str, old: str, new: str) -> list[Span]:
                      f"'{old}' named in {where} on line {node.lineno}; renamed to '{new}'",
                      (new,)) for col in names]
     return out
+
+
+def path_mentions(text: str, tree: ast.Module, paths: set[str], old: str, new: str,
+                  why: str) -> list[Span]:
+    """The strings naming module-level ``old`` by one of its dotted ``paths`` (``pkg.lib.old``).
+
+    ``mock.patch("pkg.lib.old")``, ``monkeypatch.setattr("pkg.use.old", …)`` and entry
+    points (``"pkg.lib:old"``) name it as surely as an import does; a stale one fails only
+    when it runs. An attribute path under it (``"pkg.lib.Old.method"``) names it too.
+    """
+    wanted = {p: len(p) - len(old) for p in paths} | \
+        {f"{p[:-len(old) - 1]}:{old}": len(p) - len(old) for p in paths}
+    starts, out = line_starts(text), []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and old in node.value):
+            continue
+        col = next((c for p, c in wanted.items()
+                    if node.value == p or node.value.startswith(f"{p}.")), None)
+        a = None if col is None else _plain_string(text, starts, node)
+        if a is not None:
+            out.append(Span(a + 1 + col, a + 1 + col + len(old), "rename",
+                            f"'{node.value}' on line {node.lineno}: {why}", (new,)))
+    return out
+
+
+def _plain_string(text: str, starts: list[int], node: ast.Constant) -> int | None:
+    """Where a string constant's literal starts, if it is written as its value in quotes.
+
+    A prefix, an escape, a triple quote or implicit concatenation: None, left alone.
+    """
+    a = ast_offset(text, starts, node.lineno, node.col_offset)
+    b = ast_offset(text, starts, node.end_lineno, node.end_col_offset)
+    quote = text[a:b][:1]
+    return a if quote in ("'", '"') and text[a:b] == quote + node.value + quote else None
 
 
 def _all_strings(tree: ast.Module) -> list[ast.Constant]:

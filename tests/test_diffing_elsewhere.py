@@ -288,3 +288,29 @@ def test_grand_heirs_and_a_subclass_under_an_if_inherit_a_changed_init(tmp_path)
     out = follow(tmp_path, "nodes.py", "(self, a)", "(self, a, b)")
     assert out["dll.py"].endswith("e, w = Expr(1, b), Win(2, b)\n")
     assert out["main.py"].endswith("Assign(3, b), Win(4, b)\n")
+
+
+def test_strings_that_name_the_renamed_function_by_its_path(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": "def total(xs):\n    return sum(xs)\n",
+        "pkg/use.py": "from pkg.lib import total\n\n\ndef report(xs):\n    return total(xs)\n",
+        "tests/test_use.py": (
+            "from unittest import mock\n\nfrom pkg import lib\n\n\n"
+            "@mock.patch('pkg.use.total')\n"
+            "def test_report(total):\n"
+            "    with mock.patch.object(lib, 'total'), mock.patch(\"pkg.lib.total.__doc__\"):\n"
+            "        assert getattr(lib, 'total') and hasattr(lib, 'totals')\n"
+            "    ENTRY = 'pkg.lib:total'\n"
+            "    return ['pkg.lib.totally', 'total', f'pkg.lib.{1}total', r'pkg.lib.total']\n"),
+    })
+    out = follow(tmp_path, "pkg/lib.py", "def total", "def grand_total")
+    test = out["tests/test_use.py"]
+    assert "@mock.patch('pkg.use.grand_total')" in test  # where it is looked up
+    assert "mock.patch.object(lib, 'grand_total')" in test
+    assert "mock.patch(\"pkg.lib.grand_total.__doc__\")" in test
+    assert "getattr(lib, 'grand_total') and hasattr(lib, 'totals')" in test
+    assert "ENTRY = 'pkg.lib:grand_total'" in test
+    # other words, other paths, an f-string, a raw string: left
+    assert "return ['pkg.lib.totally', 'total', f'pkg.lib.{1}total', r'pkg.lib.total']" in test
+    assert "def test_report(total):" in test  # the patch's parameter is the test's own name
