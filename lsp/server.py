@@ -204,6 +204,8 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
         # edit is diffed from here, not across both. From a client that sends nothing but
         # whole documents, that is an edit like any other, diffed against the settled text.
         state.settle(text)
+        if text == state.incoming:
+            ls.docs.stats.add("elsewhere_taken")
     ls.docs.debounce(state, ls.settings.debounce_ms / 1000, analyze)
 
 

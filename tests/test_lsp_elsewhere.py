@@ -88,3 +88,52 @@ async def test_a_rename_offers_the_importing_modules_edits(client, project):
     await diagnostics_for(client, 8, main)
     titles = [a.title for a in await actions(client, lib, 3)]
     assert not any(t.startswith("Update") for t in titles), titles
+
+
+CORE = "def parse(text):\n    return text\n"
+CLI = "from app.core import parse\n\nprint(parse('a'))\nprint(parse('b'))\n"
+WEB = "from app import core\n\nPAGE = core.parse('<p>')\n"
+
+
+def taken(client, uri: str, version: int, edits: list[types.TextEdit]) -> None:
+    """Apply a workspace edit's edits to an open document as a client does: one change."""
+    last_first = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character),
+                        reverse=True)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangePartial(range=e.range, text=e.new_text)
+         for e in last_first]))
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_file_opened_after_the_analysis_and_a_follow_up_taken(client, project):
+    (project / "app").mkdir()
+    for name, text in {"app/__init__.py": "", "app/core.py": CORE, "app/cli.py": CLI,
+                       "app/web.py": WEB}.items():
+        (project / name).write_text(text)
+    core, cli, web = (from_fs_path(str(project / f"app/{p}.py")) for p in ("core", "cli", "web"))
+    open_doc(client, CLI, uri=cli, version=4)
+    open_doc(client, CORE, uri=core, version=1)
+    await diagnostics_for(client, 1, core)
+    change(client, 2, pos(0, 4), pos(0, 9), "parse_text", uri=core)
+    await diagnostics_for(client, 2, core)
+    title = "Update 2 other modules (cli.py, web.py)"
+    assert title in [a.title for a in await actions(client, core, 0)]
+
+    open_doc(client, WEB, uri=web, version=1)  # opened since, its buffer as the file was read
+    update = {a.title: a for a in await actions(client, core, 0)}[title]
+    docs = {d.text_document.uri: d for d in update.edit.document_changes}
+    assert docs[web].text_document.version == 1  # now the open document's version
+    assert apply(WEB, docs[web].edits) == WEB.replace("core.parse", "core.parse_text")
+
+    taken_before = (await server_stats(client)).get("elsewhere_taken", 0)
+    taken(client, cli, 5, docs[cli].edits)  # the user takes it: cli.py's change is no edit
+    await diagnostics_for(client, 5, cli)
+    assert (await server_stats(client)).get("elsewhere_taken", 0) == taken_before + 1
+    assert not await actions(client, cli, 0)  # and nothing of its own is offered there
+
+    change(client, 2, pos(3, 0), pos(3, 0), "# typed\n", uri=web)
+    await diagnostics_for(client, 2, web)
+    titles = [a.title for a in await actions(client, core, 0)]
+    assert "Update 1 other module (cli.py)" not in titles  # cli.py has moved on too
+    assert not any(t.startswith("Update") and "web.py" in t for t in titles), titles
