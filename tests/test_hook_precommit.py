@@ -88,3 +88,22 @@ def test_a_staged_file_named_like_an_option(repo) -> None:
     result = pre_commit(repo)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
+
+
+@pytest.mark.slow
+def test_pre_commit_follows_a_rename_into_a_module_the_commit_leaves_out(repo) -> None:
+    lib = "def total(xs):\n    return sum(xs)\n"
+    use = "from lib import total\n\nprint(total([1]))\n"
+    repo.write("lib.py", lib)
+    repo.write("use.py", use)
+    repo.commit("lib.py", "use.py")
+    repo.write("lib.py", lib.replace("total", "grand_total"))
+    repo.git("add", "lib.py")
+
+    result = pre_commit(repo)
+    assert result.returncode == 1 and "files were modified by this hook" in result.stdout
+    assert repo.read("use.py").decode() == use.replace("total", "grand_total")
+    assert repo.staged("use.py").decode() == use  # the user stages it, as any hook's fix
+    repo.git("add", "use.py")
+    second = pre_commit(repo)
+    assert second.returncode == 0, second.stdout + second.stderr
