@@ -13,9 +13,9 @@ class Span:
     ``mechanical`` holds texts the user's edit itself determines for the span (the new name at
     a renamed reference, a call's argument list updated for a changed signature, a missing
     closer): the Rewriter ranks them beside the model's candidates and says which one won.
-    ``model`` False: the span lies past what one edit may have denoised (``span_cap``), and
-    the Rewriter takes its mechanical candidate alone, so that no rename or call site is left
-    half done.
+    ``model`` False: the span lies past what one edit may have denoised (``span_cap``), or is
+    a rename in another module (its text is the new name), and the Rewriter takes its
+    mechanical candidate alone, so that no rename or call site is left half done.
     """
 
     start: int

@@ -90,6 +90,20 @@ def test_a_rename_follows_every_import_and_the_reexport(pkg):
     }  # other.py's own parse, and client.py that imports it, are another function
 
 
+def test_renames_elsewhere_take_the_new_name_without_a_model_pass(pkg):
+    """The new name is what the edit determines; a new argument is the model's to write."""
+    def spans(old: str, new: str) -> list:
+        path = pkg / "pkg/core.py"
+        before = path.read_text()
+        others = {str(p): p.read_text() for p in python_files(pkg) if p != path}
+        found = project_spans(before, before.replace(old, new, 1), str(path), others, str(pkg))
+        return [s for spans in found.values() for s in spans]
+    renames = spans("def parse(", "def read(")
+    assert len(renames) == 9 and not any(s.model for s in renames)
+    calls = spans("def parse(text, strict=False)", "def parse(text, mode, strict=False)")
+    assert len(calls) == 5 and all(s.model for s in calls)
+
+
 def test_a_changed_signature_updates_calls_through_every_name(pkg):
     out = follow(pkg, "pkg/core.py", "def parse(text, strict=False)",
                  "def parse(text, mode, strict=False)")
