@@ -1,0 +1,291 @@
+"""Follow-ups of a moved module: its imports and dotted references, in every file.
+
+Renaming ``pkg/old.py`` to ``pkg/new.py``, moving it to ``pkg/util/new.py`` or renaming a
+package folder breaks every ``import pkg.old``, ``from pkg import old``, ``from .old import
+f``, ``pkg.old.f(…)`` and ``mock.patch("pkg.old.f")`` that reached it, and the moved module's
+own relative imports where it changed packages. A move maps dotted names (``pkg.old`` and
+everything under it → ``pkg.util.new…``); every file's imports are read as they were written
+(for a file that moved, from where it was) and spelled again for where everything is now.
+Relative imports stay relative where they can, absolute ones stay absolute, and a name an
+import binds takes the module's new name with its uses, as a rename does (``new as old``
+where the file binds ``new`` itself). Model-free: the move determines every new spelling, so
+these spans carry their one candidate and get no model pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .checks import python_ok
+from .edits import minimal_edits
+from .mentions import module_mentions
+from .modules import Denotations, is_package, module_names, resolve
+from .proposal import Proposal, Span, TextEdit, apply_edits, span_ranges
+from .scopes import ScopeIndex, scope_index
+from .syntax import new_errors, parse
+
+# the module part of ``from … import``: dots alone, or a dotted name after any dots
+_FROM = re.compile(r"from\s+(\.+(?=\s*import\b)|\.*[^\W\d][\w.]*)\s*import\b")
+
+
+@dataclass(frozen=True)
+class Move:
+    """A module or package's dotted name before and after it moved."""
+
+    old: str
+    new: str
+
+    def __call__(self, dotted: str) -> str | None:
+        """``dotted``'s name after the move; None where it is not the module or under it."""
+        if dotted == self.old or dotted.startswith(f"{self.old}."):
+            return self.new + dotted[len(self.old):]
+        return None
+
+
+def moves_for(old: str | Path, new: str | Path, root: str | Path) -> list[Move]:
+    """The moves of a file or folder from ``old`` to ``new`` (either may exist yet, not both).
+
+    A folder is its package (``pkg/a`` → ``pkg.a``); a name no import can spell gives none.
+    """
+    def names(p: Path) -> tuple[str, ...]:
+        return module_names(p if p.suffix in (".py", ".pyi") else p / "__init__.py", root)
+    return [Move(a, b) for a, b in zip(names(Path(old)), names(Path(new)), strict=False)
+            if a != b]
+
+
+def moved(moves: Iterable[Move], dotted: str) -> str | None:
+    return next((n for m in moves if (n := m(dotted)) is not None), None)
+
+
+def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
+                  ) -> dict[str, list[Span]]:
+    """Spans in each of ``files`` (path → text) for ``moves``.
+
+    A file may sit where it was (a language server asked before the rename) or where it went
+    (the rename done): its name says which.
+    """
+    back = [Move(m.new, m.old) for m in moves]
+    lasts = {m.old.rpartition(".")[2] for m in moves}
+    out: dict[str, list[Span]] = {}
+    for path, text in files.items():
+        names = module_names(path, root)
+        if not names:
+            continue
+        now = names[0]
+        before, after = moved(back, now) or now, moved(moves, now) or now
+        if before == after and not any(last in text for last in lasts):
+            continue  # a quick look: a file that never spells the module's name
+        spans = move_spans(text, before, after, is_package(path), moves)
+        if spans:
+            out[path] = spans
+    return out
+
+
+def move_spans(text: str, before: str, after: str, package: bool, moves: list[Move]
+               ) -> list[Span]:
+    """The spans of one module's ``text`` for ``moves``.
+
+    ``before`` is the module's dotted name its imports were written from, ``after`` its name
+    once everything has moved (the same for a module that stays); ``package``: it is a
+    package's ``__init__.py``.
+    """
+    index = scope_index(text)
+    if index is None:
+        return []
+    den = Denotations(index, before, package, {m.old for m in moves})
+    why = ", ".join(f"{m.old} moved to {m.new}" for m in moves)
+    fix = _Fixes(index, den, moves, why)
+    for node in ast.walk(index.tree):
+        if isinstance(node, ast.ImportFrom):
+            fix.from_import(node, before, after, package)
+        elif isinstance(node, ast.Import):
+            fix.plain_import(node)
+        elif isinstance(node, ast.Attribute):
+            fix.chain(node)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            fix.string(node)
+    for m in moves:  # a package's ``__all__`` naming its renamed submodule
+        parent, _, old = m.old.rpartition(".")
+        new_parent, _, new = m.new.rpartition(".")
+        if package and before == parent == new_parent and old != new:
+            fix.spans += [replace(s, model=False) for s in module_mentions(text, old, new)
+                          if "__all__" in s.reason]
+    return fix.distinct()
+
+
+class _Fixes:
+    """The spans one file's imports, references and strings need, gathered node by node."""
+
+    def __init__(self, index: ScopeIndex, den: Denotations, moves: list[Move], why: str) -> None:
+        self.index, self.den, self.moves, self.why = index, den, moves, why
+        self.text = index.text
+        self.spans: list[Span] = []
+
+    def add(self, start: int, end: int, new: str, what: str) -> None:
+        if self.text[start:end] != new:
+            self.spans.append(Span(start, end, "rename", f"{what}: {self.why}", (new,),
+                                   model=False))
+
+    def from_import(self, node: ast.ImportFrom, before: str, after: str, package: bool) -> None:
+        """``from X import Y``: X respelled where it or this module moved; Y if it moved."""
+        source = resolve(node, before, package)
+        start = self.den.offset(node.lineno, node.col_offset)
+        m = _FROM.match(self.text, start)
+        if source is None or m is None:
+            return
+        target = moved(self.moves, source)
+        if target is not None or (node.level and before != after):
+            spelled = _spell(target or source, node.level > 0, after, package)
+            self.add(m.start(1), m.end(1), spelled, f"import from {source}")
+            return
+        for al in node.names:
+            went = moved(self.moves, f"{source}.{al.name}")
+            if went is None:
+                continue
+            parent, _, last = went.rpartition(".")
+            at = self.den.offset(al.lineno, al.col_offset)
+            if parent == source or len(node.names) == 1:
+                if parent != source:
+                    self.add(m.start(1), m.end(1), _spell(parent, node.level > 0, after, package),
+                             f"import of {source}.{al.name}")
+                self._rename_binding(al, at, last)
+            else:  # one name of several moved to another package: an import of its own
+                self._split_out(node, al, parent, last, after, package)
+
+    def _rename_binding(self, al: ast.alias, at: int, last: str) -> None:
+        """The imported module's name, and the uses of the name it binds."""
+        if al.asname or al.name == last or self._rename_uses(al, at, last):
+            self.add(at, at + len(al.name), last, f"import of {al.name}")
+        else:
+            self.add(at, at + len(al.name), f"{last} as {al.name}", f"import of {al.name}")
+
+    def _rename_uses(self, al: ast.alias, at: int, last: str) -> bool:
+        """The uses of the name ``al`` binds, as ``last``; False where it must stay."""
+        occ = self.index.at(at)
+        if occ is None or occ.start != at or \
+                any(o.binding and o.name == last for o in self.index.occurrences):
+            return False  # the module binds the new name itself: ``new as old``
+        for ref in self.index.references(occ):
+            if ref.key == occ.key and ref.start != at and \
+                    self.text[ref.start:ref.end] == al.name:
+                self.add(ref.start, ref.end, last, f"{ref.kind} of module {al.name}")
+        return True
+
+    def _split_out(self, node: ast.ImportFrom, al: ast.alias, parent: str, last: str,
+                   after: str, package: bool) -> None:
+        """``from pkg import a, old`` where old went elsewhere: drop it, import it below."""
+        i = node.names.index(al)
+        here = self.den.offset(al.lineno, al.col_offset)
+        end = self.den.offset(al.end_lineno, al.end_col_offset)
+        if i + 1 < len(node.names):  # up to the next name
+            nxt = node.names[i + 1]
+            cut = (here, self.den.offset(nxt.lineno, nxt.col_offset))
+        else:  # from the previous name's end
+            prev = node.names[i - 1]
+            cut = (self.den.offset(prev.end_lineno, prev.end_col_offset), end)
+        stmt_end = self.den.offset(node.end_lineno, node.end_col_offset)
+        line = self.text.rfind("\n", 0, self.den.offset(node.lineno, node.col_offset)) + 1
+        indent = self.text[line:self.den.offset(node.lineno, node.col_offset)]
+        local = al.asname or (last if al.name == last or self._rename_uses(al, here, last)
+                              else al.name)
+        new_import = f"from {_spell(parent, node.level > 0, after, package)} import {last}" + \
+            (f" as {local}" if local != last else "")
+        self.add(cut[0], cut[1], "", f"import of {al.name}")
+        self.add(stmt_end, stmt_end, f"\n{indent}{new_import}", f"import of {al.name}")
+
+    def plain_import(self, node: ast.Import) -> None:
+        """``import pkg.old [as m]``: the dotted name; without ``as``, a new top name's uses."""
+        for al in node.names:
+            went = moved(self.moves, al.name)
+            if went is None:
+                continue
+            at = self.den.offset(al.lineno, al.col_offset)
+            if self.text[at:at + len(al.name)] != al.name:
+                continue  # spaces or a line break inside the dotted name: left
+            self.add(at, at + len(al.name), went, f"import of {al.name}")
+            top, new_top = al.name.split(".")[0], went.split(".")[0]
+            occ = self.index.at(at)
+            if al.asname or top == new_top or occ is None or occ.start != at:
+                continue
+            for ref in self.index.references(occ):
+                if ref.key == occ.key and ref.start != at and \
+                        self.text[ref.start:ref.end] == top:
+                    self.add(ref.start, ref.end, new_top, f"use of module {top}")
+
+    def chain(self, node: ast.Attribute) -> None:
+        """``pkg.old`` in ``pkg.old.f()``, respelled through the name it starts from."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return
+        olds = {m.old: m.new for m in self.moves}
+        dotted = next((d for d in self.den.of(node) if d in olds), None)
+        through = self.den.of(root)
+        if dotted is None or not through or not olds[dotted].startswith(f"{through[0]}."):
+            return  # not the module itself, or the new one is not under the name it starts from
+        base = through[0]
+        start = self.den.offset(root.lineno, root.col_offset)
+        end = self.den.attr_start(node) + len(node.attr)
+        written = self.text[start:end]
+        if written == root.id + dotted[len(base):]:  # no spaces or comments inside the chain
+            self.add(start, end, root.id + olds[dotted][len(base):], f"'{written}'")
+
+    def string(self, node: ast.Constant) -> None:
+        """A string that is the module's dotted name or a path under it (``mock.patch``)."""
+        value = node.value
+        head = value.partition(":")[0]  # an entry point: ``"pkg.old:main"``
+        went = moved(self.moves, head)
+        if went is None or not head.replace(".", "").replace("_", "").isalnum():
+            return
+        start = self.den.offset(node.lineno, node.col_offset)
+        end = self.den.offset(node.end_lineno, node.end_col_offset)
+        quote = self.text[start:start + 1]
+        if quote not in ("'", '"') or self.text[start:end] != quote + value + quote:
+            return
+        self.add(start + 1, start + 1 + len(head), went, f"'{value}'")
+
+    def distinct(self) -> list[Span]:
+        """The spans in order, an overlapping later one dropped (an insertion kept beside)."""
+        out: list[Span] = []
+        for s in sorted(self.spans, key=lambda s: (s.start, s.end)):
+            if out and s.start < out[-1].end:
+                continue
+            if out and (s.start, s.end) == (out[-1].start, out[-1].end) and s.start != s.end:
+                continue
+            out.append(s)
+        return out
+
+
+def _spell(target: str, relative: bool, module: str, package: bool) -> str:
+    """How ``module`` imports from ``target``: relatively where it did and can, else absolute.
+
+    Relative imports climb within one top-level package: ``pkg.a.x`` from ``pkg.b.y`` is
+    ``..a.x``; from another top package it is spelled absolute.
+    """
+    if not relative:
+        return target
+    base = module.split(".") if package else module.split(".")[:-1]
+    parts = target.split(".")
+    common = 0
+    while common < min(len(base), len(parts)) and base[common] == parts[common]:
+        common += 1
+    if common == 0:
+        return target
+    return "." * (len(base) - common + 1) + ".".join(parts[common:])
+
+
+def moved_proposal(text: str, spans: list[Span], path: str | None = None) -> Proposal | None:
+    """The file with every span's one candidate, unless that adds a syntax error."""
+    edits = [TextEdit(s.start, s.end, s.mechanical[0]) for s in spans if s.mechanical]
+    new = apply_edits(text, edits)
+    if new == text or new_errors(parse(text, path), parse(new, path)) or \
+            python_ok(text, path, None) and not python_ok(new, path, None):
+        return None
+    n = len(spans)
+    title = f"Update {n} reference{'s' * (n != 1)} to the moved module"
+    return Proposal("rename", title, spans, new, minimal_edits(text, new, span_ranges(spans)))
