@@ -11,7 +11,7 @@ from .common import own_errors
 
 # Each command is a module of this package with ``register(subparsers)``; the module's
 # ``run(args) -> int`` is set as the parser's ``func``.
-COMMANDS = ("fill", "repair", "propagate", "train", "bench", "lsp", "tui", "hook")
+COMMANDS = ("fill", "repair", "propagate", "moved", "train", "bench", "lsp", "tui", "hook")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

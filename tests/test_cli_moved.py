@@ -1,0 +1,75 @@
+"""``remask moved OLD NEW`` end to end through ``main``, on a package moved on disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from remask.cli import main
+
+MAIN = "from pkg import old\n\nprint(old.f())\n"
+
+
+def run(capsys, *argv):
+    code = main(["moved", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("")
+    (tmp_path / "pkg/old.py").write_text("from . import helpers\n\n\ndef f():\n    return 1\n")
+    (tmp_path / "pkg/helpers.py").write_text("")
+    (tmp_path / "main.py").write_text(MAIN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_renamed_module_diff_json_and_write(root, capsys):
+    (root / "pkg/old.py").rename(root / "pkg/new.py")
+    code, out, err = run(capsys, "pkg/old.py", "pkg/new.py")
+    assert code == 0, err
+    assert "-from pkg import old\n+from pkg import new\n" in out and "+print(new.f())" in out
+    assert (root / "main.py").read_text() == MAIN  # not written without --write
+    code, out, _ = run(capsys, "pkg/old.py", "pkg/new.py", "--json")
+    [line] = out.splitlines()
+    assert json.loads(line)["text"] == "from pkg import new\n\nprint(new.f())\n"
+    code, _, _ = run(capsys, "pkg/old.py", "pkg/new.py", "--write")
+    assert code == 0 and (root / "main.py").read_text() == "from pkg import new\n\nprint(new.f())\n"
+    code, out, err = run(capsys, "pkg/old.py", "pkg/new.py")
+    assert (code, out) == (0, "") and "nothing under . imports it (pkg.old -> pkg.new)" in err
+
+
+def test_a_module_moved_down_a_package_writes_its_own_imports(root, capsys):
+    (root / "pkg/sub").mkdir()
+    (root / "pkg/sub/__init__.py").write_text("")
+    (root / "pkg/old.py").rename(root / "pkg/sub/old.py")
+    code, _, err = run(capsys, "pkg/old.py", "pkg/sub/old.py", "--write")
+    assert code == 0, err
+    assert (root / "pkg/sub/old.py").read_text().startswith("from .. import helpers\n")
+    assert (root / "main.py").read_text() == "from pkg.sub import old\n\nprint(old.f())\n"
+
+
+@pytest.mark.parametrize("old, new, says", [
+    ("pkg/old.py", "pkg/new.py", "pkg/new.py: not found (move it first"),
+    ("pkg/gone.py", "pkg/old.py", "nothing under . imports it (pkg.gone -> pkg.old)"),
+    ("main.py", "pkg/old.py", "main.py: still there; move it first"),
+    ("notes.txt", "README.md", "README.md: not a Python module or package folder"),
+])
+def test_bad_input_is_one_line(root, capsys, old, new, says):
+    Path("README.md").write_text("")
+    code, out, err = run(capsys, old, new)
+    assert says in err and len(err.splitlines()) == 1 and out == ""
+    assert code == (0 if "nothing under" in says else 2)
+
+
+def test_a_name_no_import_can_spell(root, capsys):
+    Path("my-script.py").write_text("x = 1\n")
+    code, _, err = run(capsys, "my-old-script.py", "my-script.py")
+    assert code == 2 and "no import can name one of them" in err
+    code, _, err = run(capsys, "pkg/old.py", "pkg/new.py", "--project", "nowhere")
+    assert code == 2 and "--project nowhere: not a directory" in err
