@@ -20,13 +20,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .checks import python_ok
-from .edits import minimal_edits
+from .mechanical import mechanical_proposal
 from .mentions import module_mentions
 from .modules import Denotations, is_package, module_names, resolve
-from .proposal import Proposal, Span, TextEdit, apply_edits, span_ranges
+from .proposal import Proposal, Span
 from .scopes import ScopeIndex, scope_index
-from .syntax import new_errors, parse
 
 # the module part of ``from … import``: dots alone, or a dotted name after any dots
 _FROM = re.compile(r"from\s+(\.+(?=\s*import\b)|\.*[^\W\d][\w.]*)\s*import\b")
@@ -281,11 +279,6 @@ def _spell(target: str, relative: bool, module: str, package: bool) -> str:
 
 def moved_proposal(text: str, spans: list[Span], path: str | None = None) -> Proposal | None:
     """The file with every span's one candidate, unless that adds a syntax error."""
-    edits = [TextEdit(s.start, s.end, s.mechanical[0]) for s in spans if s.mechanical]
-    new = apply_edits(text, edits)
-    if new == text or new_errors(parse(text, path), parse(new, path)) or \
-            python_ok(text, path, None) and not python_ok(new, path, None):
-        return None
     n = len(spans)
-    title = f"Update {n} reference{'s' * (n != 1)} to the moved module"
-    return Proposal("rename", title, spans, new, minimal_edits(text, new, span_ranges(spans)))
+    return mechanical_proposal(text, spans, path,
+                               f"Update {n} reference{'s' * (n != 1)} to the moved module")

@@ -18,10 +18,11 @@ from pathlib import Path
 from remask.diffing.elsewhere import exported, follow
 from remask.diffing.files import SourceError, check_source
 from remask.diffing.modules import module_names
+from remask.diffing.moves import moves_for, project_moves
 from remask.diffing.proposal import Span
 
 from .plumbing import GitError, Repo
-from .staged import PYTHON_SUFFIXES, Skip, StagedFile, StagedFiles
+from .staged import PYTHON_SUFFIXES, Skip, StagedFile, StagedFiles, quote_path
 
 
 @dataclass
@@ -29,15 +30,26 @@ class Reach:
     """Where the commit's changed names are imported, and what each such module needs."""
 
     spans: dict[str, list[Span]] = field(default_factory=dict)  # path → its follow-ups
-    origins: dict[str, list[str]] = field(default_factory=dict)  # path → the edited paths
+    origins: dict[str, list[str]] = field(default_factory=dict)  # path → why, as said
     unstaged: dict[str, StagedFile] = field(default_factory=dict)  # read from the index
 
+    def take(self, path: str, spans: list[Span], kinds: frozenset[str], origin: str) -> None:
+        """Add ``path``'s spans of ``kinds`` that overlap none it has, and why it has them."""
+        taken = self.spans.setdefault(path, [])
+        new = [s for s in spans if s.kind in kinds and not any(
+            s.start < t.end and t.start < s.end for t in taken)]
+        if new:
+            taken += new
+            self.origins.setdefault(path, []).append(origin)
 
-def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset[str]) -> Reach:
-    """Follow-ups for the commit's changes of module-level names, per importing path.
 
-    ``files`` are the staged files the run works on; ``Reach.unstaged`` holds the tracked
-    files outside them that need follow-ups, read from the index.
+def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset[str],
+                   renamed: Mapping[str, str] | None = None) -> Reach:
+    """Follow-ups for the commit's changes of module-level names and moves, per path.
+
+    ``files`` are the staged files the run works on, ``renamed`` the renamed ones' paths in
+    HEAD (a moved module's importers and its own relative imports follow); ``Reach.unstaged``
+    holds the tracked files outside them that need follow-ups, read from the index.
     """
     root = Path(repo.working_tree_dir)
     texts, edits = {}, []
@@ -52,10 +64,13 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
             edits.append((path, before, after))
     changes = [(path, found) for path, before, after in edits
                if (found := exported(before, after, module_names(root / path, root)))]
-    if not changes:
+    moves = [m for new, old in (renamed or {}).items() if new.endswith(PYTHON_SUFFIXES)
+             for m in moves_for(root / old, root / new, root)]
+    if not changes and not moves:
         return Reach()
     words = {e.name for _, found in changes for e in found}
     words |= {e.modules[0].rpartition(".")[2] for _, found in changes for e in found}
+    words |= {m.old.rpartition(".")[2] for m in moves}
     extra = sorted(p for p in _mentioning(repo, words) | _packages(repo, [p for p, _ in changes])
                    if p not in files)
     staged = StagedFiles(repo, extra)
@@ -70,13 +85,14 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
     for path, found in changes:
         others = {str(root / p): t for p, t in texts.items() if p != path}
         for other, got in follow(found, str(root / path), others, str(root)).items():
-            rel = Path(other).relative_to(root).as_posix()
-            taken = reach.spans.setdefault(rel, [])
-            new = [s for s in got if s.kind in kinds and not any(
-                s.start < t.end and t.start < s.end for t in taken)]
-            if new:
-                taken += new
-                reach.origins.setdefault(rel, []).append(path)
+            reach.take(Path(other).relative_to(root).as_posix(), got, kinds, quote_path(path))
+    if moves:
+        pairs = list((renamed or {}).items())
+        why = f"the move of {quote_path(pairs[0][1])} to {quote_path(pairs[0][0])}" \
+            if len(pairs) == 1 else f"the moves of {len(pairs)} files"
+        found = project_moves(moves, {str(root / p): t for p, t in texts.items()}, root)
+        for other, got in found.items():
+            reach.take(Path(other).relative_to(root).as_posix(), got, kinds, why)
     reach.spans = {p: s for p, s in reach.spans.items() if s}
     reach.unstaged = {p: f for p, f in read.items() if p in reach.spans}
     return reach

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from remask.diffing.files import ChangedOnDisk, SourceError, atomic_write, check_source
+from remask.diffing.mechanical import mechanical_proposals
 from remask.diffing.proposal import Proposal, Span, TextEdit, apply_edits
 from remask.diffing.spans import affected_spans
 
@@ -48,7 +49,6 @@ from .staged import (
     checkout_text,
     open_repo,
     operation_in_progress,
-    quote_path,
     relative_path,
     restore_index,
     staged_status,
@@ -110,8 +110,8 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
     rewriter = _LazyRewriter(load_config(Path(repo.working_tree_dir)))
     outcomes: list[Outcome] = []
     try:
-        paths = _targets(repo, files, cwd, outcomes)
-        staged = StagedFiles(repo, paths)
+        paths, renamed = _targets(repo, files, cwd, outcomes)
+        staged = StagedFiles(repo, paths, renamed)
         read: dict[str, StagedFile | Skip] = {}
         for path in paths:
             try:
@@ -119,7 +119,8 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
             except Skip as e:
                 read[path] = e
         reach = importer_spans(repo, {p: f for p, f in read.items()
-                                      if isinstance(f, StagedFile)}, rewriter.config.kinds)
+                                      if isinstance(f, StagedFile)}, rewriter.config.kinds,
+                               renamed)
         read |= reach.unstaged
         for path in [*paths, *reach.unstaged]:
             if on_file is not None:
@@ -136,8 +137,12 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
     return HookRun(outcomes)
 
 
-def _targets(repo: Repo, files: list[str], cwd: Path, outcomes: list[Outcome]) -> list[str]:
-    """Return the paths to rewrite, adding an outcome for each one skipped on its status."""
+def _targets(repo: Repo, files: list[str], cwd: Path, outcomes: list[Outcome]
+             ) -> tuple[list[str], dict[str, str]]:
+    """The paths to rewrite, and the renamed ones' names in HEAD.
+
+    Adds an outcome for each path skipped on its status.
+    """
     status = staged_status(repo)
     if files:
         paths = []
@@ -148,16 +153,16 @@ def _targets(repo: Repo, files: list[str], cwd: Path, outcomes: list[Outcome]) -
                 outcomes.append(Outcome(name, f"skipped: {e}"))
     else:
         paths = sorted(p for p in status if p.endswith(PYTHON_SUFFIXES))
-    out = []
+    out, renamed = [], {}
     for path in dict.fromkeys(paths):
         letter, source = status.get(path, ("", None))
-        if letter == "R":
-            outcomes.append(Outcome(path, f"skipped: renamed from {quote_path(source)}"))
-        elif letter in _SKIPPED_STATUS:
+        if letter in _SKIPPED_STATUS:
             outcomes.append(Outcome(path, f"skipped: {_SKIPPED_STATUS[letter]}"))
-        else:
-            out.append(path)
-    return out
+            continue
+        if letter == "R" and source is not None:
+            renamed[path] = source
+        out.append(path)
+    return out, renamed
 
 
 def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: bool,
@@ -182,7 +187,7 @@ def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: b
         return Outcome(staged.path, "nothing to do")
     what = "; ".join(f"{p.title} ({_lines(after, p)})" for p in applied)
     if any(set(p.spans) & set(elsewhere) for p in applied):
-        what += f", following {', '.join(map(quote_path, reach.origins[staged.path]))}"
+        what += f", following {', '.join(reach.origins[staged.path])}"
         if staged.path in reach.unstaged:
             what += " (this file was not staged)"
     if dry_run:
@@ -281,8 +286,14 @@ class _LazyRewriter:
         return self._load().propose(before, after, path)
 
     def propose_elsewhere(self, text: str, spans: list[Span], path: str) -> list[Proposal]:
-        """Proposals for another file's edits' ``spans`` (no model loaded when there are none)."""
-        return self._load().propose_elsewhere(text, spans, path) if spans else []
+        """Proposals for another file's edits' ``spans``.
+
+        No model is loaded for none, nor for spans that each carry the one text the edit
+        determines (renamed imports and references, a moved module's imports).
+        """
+        if all(not s.model for s in spans):
+            return mechanical_proposals(text, spans, path)
+        return self._load().propose_elsewhere(text, spans, path)
 
     def _load(self) -> Rewriter:
         if self._rewriter is None:

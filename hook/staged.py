@@ -18,7 +18,7 @@ and HEAD entries of all its paths are listed up front, and the blobs come from o
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,11 +126,15 @@ class StagedFiles:
     just before its read.
     """
 
-    def __init__(self, repo: Repo, paths: Iterable[str]) -> None:
+    def __init__(self, repo: Repo, paths: Iterable[str],
+                 renamed: Mapping[str, str] | None = None) -> None:
+        """``renamed``: a renamed path's name in HEAD (its HEAD version is read from there)."""
         paths = list(paths)
         self.repo = repo
+        self._renamed = dict(renamed or {})
         self._index = _index_entries(repo, paths)
-        self._head = _head_entries(repo, paths)
+        self._head = _head_entries(repo, paths + [self._renamed[p] for p in paths
+                                                  if p in self._renamed])
 
     def read(self, path: str) -> StagedFile:
         """Read ``path``'s staged blob and HEAD's; Skip when there is nothing to edit."""
@@ -143,7 +147,7 @@ class StagedFiles:
         if mode not in REGULAR_MODES:
             raise Skip(f"not a regular file (mode {mode})")
         data = _blob(self.repo, sha, "staged version")
-        head = self._head.get(path)
+        head = self._head.get(self._renamed.get(path, path))
         return StagedFile(path, mode, sha, data,
                           None if head is None else _blob(self.repo, head, "HEAD's version"))
 

@@ -83,3 +83,26 @@ def test_importers_through_star_re_exports_the_commit_leaves_out(repo) -> None:
     assert repo.staged("app.py").decode() == "from pkg import grand_total\n\n" \
         "print(grand_total([1], 2))\n"
     assert repo.staged("pkg/__init__.py").decode() == "from .sub import *\n"
+
+
+def test_a_moved_module_updates_its_importers_without_a_model(repo, capsys) -> None:
+    repo.write("pyproject.toml", '[tool.remask]\nmodel = "no-such-model"\n')
+    repo.write("pkg/helpers.py", "")
+    repo.write("pkg/lib.py", "from . import helpers\n\n" + LIB)
+    repo.commit()
+    (repo.root / "pkg/sub").mkdir()
+    repo.write("pkg/sub/__init__.py", "")
+    repo.git("add", "pkg/sub/__init__.py")
+    repo.git("mv", "pkg/lib.py", "pkg/sub/core.py")
+    repo.write("main.py", MAIN + "# unstaged work\n")  # main.py: the index only
+    assert main(["hook", "run"]) == 1  # a model would be loaded in vain: exit 2
+    out = capsys.readouterr().out
+    moved = "from .. import helpers\n\n" + LIB  # its own import, from where it is now
+    assert repo.staged("pkg/sub/core.py").decode() == moved == repo.read("pkg/sub/core.py").decode()
+    assert repo.staged("pkg/use.py").decode() == USE.replace("from pkg.lib", "from pkg.sub.core")
+    assert repo.staged("main.py").decode() == \
+        "from pkg.sub import core\n\nprint(core.total([1], scale=3))\n"
+    assert repo.read("main.py").decode() == MAIN + "# unstaged work\n"
+    assert "pkg/use.py: Rename 1 reference (line 1), following the move of pkg/lib.py to " \
+        "pkg/sub/core.py (this file was not staged)" in out, out
+    assert main(["hook", "run"]) == 0
