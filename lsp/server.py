@@ -23,7 +23,7 @@ from pygls.uris import to_fs_path
 from remask.diffing.files import SourceError, check_text
 from remask.diffing.proposal import Proposal, Span
 
-from . import convert, elsewhere
+from . import convert, elsewhere, moves
 from .documents import Analysis, DocState, is_python
 from .live import Live
 from .protocol import RemaskServer
@@ -282,6 +282,12 @@ async def inline_completion(ls: RemaskServer, params: types.InlineCompletionPara
         return None
     ls.docs.stats.add("proposals_sent")
     return types.InlineCompletionList(items=convert.inline_items(p, text, cursor, loc))
+
+
+@server.feature(types.WORKSPACE_WILL_RENAME_FILES, moves.FILTERS)
+async def will_rename_files(ls: RemaskServer, params: types.RenameFilesParams,
+                            ) -> types.WorkspaceEdit | None:
+    return await moves.rename_edit(ls, params.files)
 
 
 @server.feature(STATS)

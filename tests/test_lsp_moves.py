@@ -1,0 +1,80 @@
+"""Renaming a module in the editor: the server answers ``workspace/willRenameFiles``.
+
+A real ``remask lsp`` over stdio with a workspace folder; the client asks before renaming,
+as VS Code's explorer does, and applies the answer before it renames.
+"""
+
+from __future__ import annotations
+
+import pytest
+import pytest_lsp
+from lsp_support import apply, capabilities, config, diagnostics_for, open_doc, server_stats
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+OLD = "from . import helpers\n\n\ndef f():\n    return helpers\n"
+USE = "from .old import f\n\nprint(f())\n"
+MAIN = "import pkg.old\n\nprint(pkg.old.f(), 'pkg.old.f')\n"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ws")
+    (root / "pkg").mkdir()
+    for name, text in {"pkg/__init__.py": "", "pkg/helpers.py": "", "pkg/old.py": OLD,
+                       "pkg/use.py": USE, "main.py": MAIN, "notes.txt": "pkg.old\n"}.items():
+        (root / name).write_text(text)
+    return root
+
+
+@pytest_lsp.fixture(config=config(), scope="module")
+async def client(lsp_client: pytest_lsp.LanguageClient, project):
+    caps = capabilities()
+    caps.workspace.file_operations = types.FileOperationClientCapabilities(will_rename=True)
+    result = await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=caps, root_uri=from_fs_path(str(project)),
+        workspace_folders=[types.WorkspaceFolder(from_fs_path(str(project)), "ws")]))
+    lsp_client.will_rename = result.capabilities.workspace.file_operations.will_rename
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def will_rename(client, project, old: str, new: str) -> types.WorkspaceEdit | None:
+    return await client.workspace_will_rename_files_async(types.RenameFilesParams(files=[
+        types.FileRename(from_fs_path(str(project / old)), from_fs_path(str(project / new)))]))
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_renaming_a_module_edits_its_importers_first(client, project):
+    assert [f.pattern.glob for f in client.will_rename.filters] == ["**/*.{py,pyi}", "**/*"]
+    main = from_fs_path(str(project / "main.py"))
+    open_doc(client, MAIN, uri=main, version=3)
+    await diagnostics_for(client, 3, main)
+
+    edit = await will_rename(client, project, "pkg/old.py", "pkg/sub/new.py")
+    docs = {d.text_document.uri: d for d in edit.document_changes}
+    assert set(docs) == {main, *(from_fs_path(str(project / p))
+                                 for p in ("pkg/old.py", "pkg/use.py"))}
+    assert docs[main].text_document.version == 3  # open: the version it was computed for
+    assert apply(MAIN, docs[main].edits) == \
+        "import pkg.sub.new\n\nprint(pkg.sub.new.f(), 'pkg.sub.new.f')\n"
+    old = docs[from_fs_path(str(project / "pkg/old.py"))]
+    assert old.text_document.version is None  # on disk; addressed where it still is
+    assert apply(OLD, old.edits) == OLD.replace("from . import", "from .. import")
+    assert apply(USE, docs[from_fs_path(str(project / "pkg/use.py"))].edits) == \
+        "from .sub.new import f\n\nprint(f())\n"
+
+    # the client applies the edit to the open document: that change is no edit to follow
+    taken = (await server_stats(client)).get("elsewhere_taken", 0)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=main, version=4),
+        [types.TextDocumentContentChangeWholeDocument(text=apply(MAIN, docs[main].edits))]))
+    await diagnostics_for(client, 4, main)
+    assert (await server_stats(client)).get("elsewhere_taken", 0) == taken + 1
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_rename_nothing_imports_needs_no_edit(client, project):
+    assert await will_rename(client, project, "pkg/helpers.py", "pkg/help.py") is not None
+    assert await will_rename(client, project, "main.py", "app.py") is None
+    assert await will_rename(client, project, "notes.txt", "notes.md") is None
