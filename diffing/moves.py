@@ -45,14 +45,36 @@ class Move:
 
 
 def moves_for(old: str | Path, new: str | Path, root: str | Path) -> list[Move]:
-    """The moves of a file or folder from ``old`` to ``new`` (either may exist yet, not both).
+    """The move of a file or folder from ``old`` to ``new`` (either may exist yet, not both).
 
-    A folder is its package (``pkg/a`` → ``pkg.a``); a name no import can spell gives none.
+    A folder is its package (``pkg/a`` → ``pkg.a``). Each side is named as imports name it:
+    through its packages where it sits in one (``src/pkg/a.py`` is ``pkg.a``), else from
+    ``root`` (``tools/run.py`` is ``tools.run``). A name no import can spell gives none.
     """
-    def names(p: Path) -> tuple[str, ...]:
-        return module_names(p if p.suffix in (".py", ".pyi") else p / "__init__.py", root)
-    return [Move(a, b) for a, b in zip(names(Path(old)), names(Path(new)), strict=False)
-            if a != b]
+    old, new = Path(old), Path(new)
+    folder = next((p for p in (old, new) if p.is_dir()), None)
+    packaged = folder is not None and (folder / "__init__.py").is_file()
+    a, b = _import_name(old, root, packaged), _import_name(new, root, packaged)
+    if not (a and b and a != b and all(w.isidentifier() for w in f"{a}.{b}".split("."))):
+        return []
+    return [Move(a, b)]
+
+
+def _import_name(path: Path, root: str | Path, packaged: bool) -> str | None:
+    """``path``'s dotted name as imports spell it (``packaged``: a folder that is a package)."""
+    if path.suffix in (".py", ".pyi"):
+        target, in_package = path, (path.parent / "__init__.py").is_file()
+    else:
+        target, in_package = path / "__init__.py", packaged
+    if packaged and target.name == "__init__.py":  # the folder itself may not exist yet
+        parent = path.parent / "__init__.py"
+        above = module_names(parent) if parent.is_file() else ()
+        return f"{above[0]}.{path.name}" if above else path.name
+    chain = module_names(target)
+    if in_package:
+        return chain[0] if chain else None
+    names = module_names(target, root)
+    return next((n for n in names if n not in chain), names[0] if names else None)
 
 
 def moved(moves: Iterable[Move], dotted: str) -> str | None:
@@ -97,13 +119,15 @@ def move_spans(text: str, before: str, after: str, package: bool, moves: list[Mo
     den = Denotations(index, before, package, {m.old for m in moves})
     why = ", ".join(f"{m.old} moved to {m.new}" for m in moves)
     fix = _Fixes(index, den, moves, why)
-    for node in ast.walk(index.tree):
+    nodes = list(ast.walk(index.tree))
+    for node in nodes:  # the imports first: what they bind decides how uses are spelled
         if isinstance(node, ast.ImportFrom):
             fix.from_import(node, before, after, package)
         elif isinstance(node, ast.Import):
             fix.plain_import(node)
-        elif isinstance(node, ast.Attribute):
-            fix.chain(node)
+    for node in nodes:
+        if isinstance(node, ast.Attribute | ast.Name):
+            fix.reference(node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             fix.string(node)
     for m in moves:  # a package's ``__all__`` naming its renamed submodule
@@ -122,6 +146,7 @@ class _Fixes:
         self.index, self.den, self.moves, self.why = index, den, moves, why
         self.text = index.text
         self.spans: list[Span] = []
+        self.retopped: set[str] = set()  # names an ``import old…`` bound, no longer bound
 
     def add(self, start: int, end: int, new: str, what: str) -> None:
         if self.text[start:end] != new:
@@ -196,7 +221,7 @@ class _Fixes:
         self.add(stmt_end, stmt_end, f"\n{indent}{new_import}", f"import of {al.name}")
 
     def plain_import(self, node: ast.Import) -> None:
-        """``import pkg.old [as m]``: the dotted name; without ``as``, a new top name's uses."""
+        """``import pkg.old [as m]``: the dotted name (its uses: :meth:`reference`)."""
         for al in node.names:
             went = moved(self.moves, al.name)
             if went is None:
@@ -205,17 +230,16 @@ class _Fixes:
             if self.text[at:at + len(al.name)] != al.name:
                 continue  # spaces or a line break inside the dotted name: left
             self.add(at, at + len(al.name), went, f"import of {al.name}")
-            top, new_top = al.name.split(".")[0], went.split(".")[0]
-            occ = self.index.at(at)
-            if al.asname or top == new_top or occ is None or occ.start != at:
-                continue
-            for ref in self.index.references(occ):
-                if ref.key == occ.key and ref.start != at and \
-                        self.text[ref.start:ref.end] == top:
-                    self.add(ref.start, ref.end, new_top, f"use of module {top}")
+            top = al.name.split(".")[0]
+            if not al.asname and top != went.split(".")[0]:
+                self.retopped.add(top)  # ``import old`` binds ``old``; ``import new…`` not
 
-    def chain(self, node: ast.Attribute) -> None:
-        """``pkg.old`` in ``pkg.old.f()``, respelled through the name it starts from."""
+    def reference(self, node: ast.Attribute | ast.Name) -> None:
+        """``pkg.old`` in ``pkg.old.f()`` (or a bare ``old``), spelled for where it went.
+
+        Through the name it starts from where the new module is under that name too; as
+        the new dotted name whole where the file's ``import old…`` now binds another name.
+        """
         root = node
         while isinstance(root, ast.Attribute):
             root = root.value
@@ -224,14 +248,19 @@ class _Fixes:
         olds = {m.old: m.new for m in self.moves}
         dotted = next((d for d in self.den.of(node) if d in olds), None)
         through = self.den.of(root)
-        if dotted is None or not through or not olds[dotted].startswith(f"{through[0]}."):
-            return  # not the module itself, or the new one is not under the name it starts from
-        base = through[0]
+        if dotted is None or not through:
+            return  # not the moved module itself (a member of it), or not through an import
+        base, went = through[0], olds[dotted]
         start = self.den.offset(root.lineno, root.col_offset)
-        end = self.den.attr_start(node) + len(node.attr)
+        end = self.den.attr_start(node) + len(node.attr) if isinstance(node, ast.Attribute) \
+            else start + len(root.id)
         written = self.text[start:end]
-        if written == root.id + dotted[len(base):]:  # no spaces or comments inside the chain
-            self.add(start, end, root.id + olds[dotted][len(base):], f"'{written}'")
+        if written != root.id + dotted[len(base):]:
+            return  # spaces, a line break or a comment inside the chain: left
+        if went.startswith(f"{base}."):
+            self.add(start, end, root.id + went[len(base):], f"'{written}'")
+        elif root.id == base and base in self.retopped:
+            self.add(start, end, went, f"'{written}'")
 
     def string(self, node: ast.Constant) -> None:
         """A string that is the module's dotted name or a path under it (``mock.patch``)."""

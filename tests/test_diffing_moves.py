@@ -24,6 +24,7 @@ def move(root: Path, old: str, new: str, done: bool = True) -> dict[str, str]:
     """Move ``old`` to ``new`` (or only plan it); return each changed file's proposed text."""
     moves = moves_for(root / old, root / new, root)
     if done:
+        (root / new).parent.mkdir(parents=True, exist_ok=True)
         (root / old).rename(root / new)
     texts = {str(p): p.read_text() for p in python_files(root)}
     out = {}
@@ -117,5 +118,24 @@ def test_names_no_import_can_spell_move_nothing(tmp_path):
     project(tmp_path, {"scripts/run-me.py": "x = 1\n"})
     assert moves_for(tmp_path / "scripts/run-me.py", tmp_path / "scripts/go.py",
                      tmp_path) == []
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("")
+    assert moves_for(tmp_path / "pkg", tmp_path / "my-pkg", tmp_path) == []
     assert Move("pkg.old", "pkg.new")("pkg.older") is None
     assert Move("pkg.old", "pkg.new")("pkg.old.f") == "pkg.new.f"
+
+
+def test_a_top_level_module_moved_into_a_folder_and_a_top_package_renamed(tmp_path):
+    project(tmp_path, {
+        "example.py": "def f():\n    return 1\n",
+        "main.py": "import example\nimport oldpkg.x\n\n"
+                   "print(example.f(), example, oldpkg.x.f())\n",
+        "oldpkg/__init__.py": "",
+        "oldpkg/x.py": "def f():\n    return 2\n",
+    })
+    assert move(tmp_path, "example.py", "lib/sample.py") == {
+        "main.py": "import lib.sample\nimport oldpkg.x\n\n"
+                   "print(lib.sample.f(), lib.sample, oldpkg.x.f())\n"}
+    (tmp_path / "main.py").write_text("import oldpkg.x\n\nprint(oldpkg.x.f())\n")
+    assert move(tmp_path, "oldpkg", "newpkg") == {
+        "main.py": "import newpkg.x\n\nprint(newpkg.x.f())\n"}

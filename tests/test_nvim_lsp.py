@@ -222,3 +222,18 @@ def test_an_unnamed_buffer_gets_no_server(nvim):
     nvim.wait("return #vim.lsp.get_clients({ bufnr = 0, name = 'remask' }) == 1")
     assert nvim.lua("return #vim.lsp.get_clients({ bufnr = ..., name = 'remask' })",
                     scratch) == 0
+
+
+@pytest.mark.parametrize("nvim", ["def f():\n    return 1\n"], indirect=True)
+def test_remask_move_updates_the_imports_then_renames_the_file(nvim, tmp_path):
+    (tmp_path / "main.py").write_text("import example\n\nprint(example.f())\n")
+    nvim.attached()
+    nvim.lua("vim.cmd('RemaskMove ' .. ...)", str(tmp_path / "lib" / "sample.py"))
+    nvim.wait("return vim.api.nvim_buf_get_name(0):match('lib/sample.py$') ~= nil")
+    assert (tmp_path / "lib/sample.py").read_text() == "def f():\n    return 1\n"
+    assert not (tmp_path / "example.py").exists()
+    main = nvim.lua("local b = vim.fn.bufnr(...) "
+                    "return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, true), '\\n')",
+                    str(tmp_path / "main.py"))
+    assert main == "import lib.sample\n\nprint(lib.sample.f())"  # loaded, edited, not saved
+    assert (tmp_path / "main.py").read_text() == "import example\n\nprint(example.f())\n"

@@ -5,6 +5,8 @@
 ---   :RemaskFill    ask for the fill of the hole at the cursor (`???`, an empty body, the rest
 ---                  of the line) and apply it; works without Neovim 0.12's inline completion
 ---   :RemaskRepair  apply the "Repair statement" quick fix for the current line (or a range)
+---   :RemaskMove {path}  move or rename the buffer's module, first updating every import of
+---                  it the server finds (Neovim 0.11's own rename asks no server)
 --- and, with `live = true`, the provisional text of each denoising step (`remask/denoiseStep`)
 --- as virtual text at the end of the cursor's line.
 local M = {}
@@ -128,6 +130,35 @@ function M.repair(line1, line2)
   })
 end
 
+--- Move or rename the current buffer's file to `new`: ask remask which edits the move needs
+--- (`workspace/willRenameFiles`: the imports in other files, the module's own relative ones),
+--- apply them (files not open are loaded and left modified for `:wall`), then rename the file
+--- and its buffer.
+function M.move(new)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    return notify("not attached to this buffer", vim.log.levels.WARN)
+  end
+  local old = vim.api.nvim_buf_get_name(bufnr)
+  new = vim.fn.fnamemodify(new, ":p")
+  if vim.uv.fs_stat(new) then
+    return notify(new .. " already exists", vim.log.levels.ERROR)
+  end
+  local params = {
+    files = { { oldUri = vim.uri_from_fname(old), newUri = vim.uri_from_fname(new) } },
+  }
+  client:request("workspace/willRenameFiles", params, function(err, edit)
+    if err then
+      return notify(err.message, vim.log.levels.ERROR)
+    end
+    if edit then
+      vim.lsp.util.apply_workspace_edit(edit, client.offset_encoding)
+    end
+    vim.lsp.util.rename(old, new)
+  end, bufnr)
+end
+
 --- The settings a server started from now on gets as initializationOptions. `vim.lsp.config`
 --- merges into what an earlier call set, so the old value is dropped first: a key left out
 --- (setup() called again, without it) must not live on.
@@ -183,6 +214,8 @@ function M.setup(opts)
     end,
     -- always set: a second setup() with live = false must replace the first one's handler
     handlers = { ["remask/denoiseStep"] = opts.live and on_denoise_step or function() end },
+    -- :RemaskMove asks before renaming; the server offers it to clients that say they ask
+    capabilities = { workspace = { fileOperations = { willRename = true } } },
     on_attach = function(client, bufnr)
       -- Neovim 0.12's ghost-text inline completion; on 0.11 :RemaskFill does the same on demand
       if opts.inline_completion and vim.lsp.inline_completion then
@@ -204,6 +237,9 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("RemaskRepair", function(cmd)
     M.repair(cmd.line1, cmd.line2)
   end, { range = true, desc = "remask: repair the statement on these lines" })
+  vim.api.nvim_create_user_command("RemaskMove", function(cmd)
+    M.move(cmd.args)
+  end, { nargs = 1, complete = "file", desc = "remask: move this module, updating its imports" })
 end
 
 return M
