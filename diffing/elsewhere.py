@@ -20,15 +20,13 @@ Model-free.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from .callsite import call_site_spans
 from .change import find_change, separate_edits
 from .mentions import module_mentions, path_mentions
-from .modules import Denotations, is_package, module_names
+from .modules import Denotations, imports_by_name, is_package, may_import, module_names
 from .proposal import Span
 from .scopes import Occurrence, ScopeIndex, scope_index
 from .signature import (
@@ -149,23 +147,9 @@ def _may_reach(text: str, ex: Exported) -> bool:
     package's ``from .m import *`` re-exports it unnamed, and ``from . import m`` re-exports
     the module itself.
     """
-    if not _mentions_module(text, ex.modules):
+    if not may_import(text, ex.modules):
         return False
-    return ex.name in text or "import *" in text or _imports_module(text, ex.modules)
-
-
-def _mentions_module(text: str, modules: tuple[str, ...]) -> bool:
-    return "from ." in text or any(m.rpartition(".")[2] in text for m in modules)
-
-
-@lru_cache(maxsize=64)
-def _imports_module(text: str, modules: tuple[str, ...]) -> bool:
-    """Whether an import line (or its parentheses) names one of the modules after ``import``.
-
-    Cached: a changed ``__init__``'s heirs are exports of one module, asked about in turn.
-    """
-    return any(re.search(rf"\bfrom\s+[\w.]+\s+import\s+(?:\([^)]*|[^\n;]*)\b{re.escape(last)}\b",
-                         text) for last in {m.rpartition(".")[2] for m in modules})
+    return ex.name in text or "import *" in text or imports_by_name(text, ex.modules)
 
 
 def _renamed(den: Denotations, ex: Exported) -> list[Span]:

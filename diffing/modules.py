@@ -11,7 +11,9 @@ shadows an imported name denotes nothing.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from .edits import ast_offset, line_starts
@@ -47,6 +49,24 @@ def module_names(path: str | Path, root: str | Path | None = None) -> tuple[str,
                 names.append(".".join(under))
     return tuple(dict.fromkeys(n for n in names
                                if n and all(w.isidentifier() for w in n.split("."))))
+
+
+def may_import(text: str, modules: tuple[str, ...]) -> bool:
+    """Whether ``text`` may import one of the dotted ``modules`` (a quick look, no parse).
+
+    Any import of a module spells its last name, or is relative (``from . import m``).
+    """
+    return "from ." in text or any(m.rpartition(".")[2] in text for m in modules)
+
+
+@lru_cache(maxsize=64)
+def imports_by_name(text: str, modules: tuple[str, ...]) -> bool:
+    """Whether an import line (or its parentheses) names one of the modules after ``import``.
+
+    Cached: a changed ``__init__``'s heirs are exports of one module, asked about in turn.
+    """
+    return any(re.search(rf"\bfrom\s+[\w.]+\s+import\s+(?:\([^)]*|[^\n;]*)\b{re.escape(last)}\b",
+                         text) for last in {m.rpartition(".")[2] for m in modules})
 
 
 def is_package(path: str | Path) -> bool:

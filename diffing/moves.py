@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .mechanical import mechanical_proposal
 from .mentions import module_mentions
-from .modules import Denotations, is_package, module_names, resolve
+from .modules import Denotations, is_package, may_import, module_names, resolve
 from .proposal import Proposal, Span
 from .scopes import ScopeIndex, scope_index
 
@@ -89,7 +89,7 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
     (the rename done): its name says which.
     """
     back = [Move(m.new, m.old) for m in moves]
-    lasts = {m.old.rpartition(".")[2] for m in moves}
+    olds = tuple(m.old for m in moves)
     out: dict[str, list[Span]] = {}
     for path, text in files.items():
         names = module_names(path, root)
@@ -97,8 +97,8 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
             continue
         now = names[0]
         before, after = moved(back, now) or now, moved(moves, now) or now
-        if before == after and not any(last in text for last in lasts):
-            continue  # a quick look: a file that never spells the module's name
+        if before == after and not may_import(text, olds):
+            continue  # a quick look: a file that cannot import the module
         spans = move_spans(text, before, after, is_package(path), moves)
         if spans:
             out[path] = spans
