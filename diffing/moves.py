@@ -90,35 +90,101 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
     """
     back = [Move(m.new, m.old) for m in moves]
     olds = tuple(m.old for m in moves)
-    out: dict[str, list[Span]] = {}
+    seen: list[tuple[str, str, str, str, bool]] = []
     for path, text in files.items():
         names = module_names(path, root)
         if not names:
             continue
         now = names[0]
         before, after = moved(back, now) or now, moved(moves, now) or now
-        if before == after and not may_import(text, olds):
-            continue  # a quick look: a file that cannot import the module
-        spans = move_spans(text, before, after, is_package(path), moves)
+        if before != after or may_import(text, olds):  # a quick look: it may import it
+            seen.append((path, text, before, after, is_package(path)))
+    project = _survey(moves, [(text, before, package) for _, text, before, _, package in seen])
+    out: dict[str, list[Span]] = {}
+    for path, text, before, after, package in seen:
+        spans = move_spans(text, before, after, package, moves, project)
         if spans:
             out[path] = spans
     return out
 
 
-def move_spans(text: str, before: str, after: str, package: bool, moves: list[Move]
-               ) -> list[Span]:
+@dataclass(frozen=True)
+class Project:
+    """What the project's other files say about the moved modules' names."""
+
+    shadowed: frozenset[str] = frozenset()  # moved modules whose package binds their name
+    reached: frozenset[str] = frozenset()  # ``m.name``: names other modules get from ``m``
+
+
+def _survey(moves: list[Move], files: list[tuple[str, str, bool]]) -> Project:
+    """Read ``files`` (text, dotted name, is a package) for :class:`Project`.
+
+    A package whose ``__init__.py`` binds the name of its submodule otherwise
+    (``from .inline import inline``) gives ``from pkg import inline`` that binding, not the
+    module. A module's import of a moved module may be imported onward by its name
+    (``from ..fixer_util import token``): that name must stay.
+    """
+    lasts = {m.old.rpartition(".")[2] for m in moves}
+    shadowed, reached = set(), set()
+    for text, module, package in files:
+        index = scope_index(text)
+        if index is None:
+            continue
+        for m in moves:
+            parent, _, last = m.old.rpartition(".")
+            if package and module == parent and _binds_otherwise(index.tree.body, parent, last):
+                shadowed.add(m.old)
+        den = None
+        for node in ast.walk(index.tree):
+            if isinstance(node, ast.ImportFrom):
+                source = resolve(node, module, package)
+                reached |= {f"{source}.{al.name}" for al in node.names if al.name in lasts}
+            elif isinstance(node, ast.Attribute) and node.attr in lasts:
+                den = den or Denotations(index, module, package)
+                reached |= {f"{d}.{node.attr}" for d in den.of(node.value)}
+    # the moved modules themselves are imported by their path, which follows the move
+    reached = {r for r in reached if moved(moves, r) is None or r in shadowed}
+    return Project(frozenset(shadowed), frozenset(reached))
+
+
+def _binds_otherwise(body: list[ast.stmt], package: str, name: str) -> bool:
+    """Whether module-level ``body`` binds ``name`` other than by importing the submodule."""
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if stmt.name == name:
+                return True
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            own = isinstance(stmt, ast.ImportFrom) and resolve(stmt, package, True) == package
+            if any((al.asname or al.name.split(".")[0]) == name and not (own and al.name == name)
+                   for al in stmt.names):
+                return True
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(n, ast.Name) and n.id == name
+                   for t in targets for n in ast.walk(t)):
+                return True
+        else:
+            inner = [b for f in ("body", "orelse", "finalbody") for b in getattr(stmt, f, [])]
+            inner += [b for h in getattr(stmt, "handlers", []) for b in h.body]
+            if inner and _binds_otherwise(inner, package, name):
+                return True
+    return False
+
+
+def move_spans(text: str, before: str, after: str, package: bool, moves: list[Move],
+               project: Project | None = None) -> list[Span]:
     """The spans of one module's ``text`` for ``moves``.
 
     ``before`` is the module's dotted name its imports were written from, ``after`` its name
     once everything has moved (the same for a module that stays); ``package``: it is a
-    package's ``__init__.py``.
+    package's ``__init__.py``; ``project``: what the other files say (:func:`_survey`).
     """
     index = scope_index(text)
     if index is None:
         return []
     den = Denotations(index, before, package, {m.old for m in moves})
     why = ", ".join(f"{m.old} moved to {m.new}" for m in moves)
-    fix = _Fixes(index, den, moves, why)
+    fix = _Fixes(index, den, moves, why, (before, after, package), project or Project())
     nodes = list(ast.walk(index.tree))
     for node in nodes:  # the imports first: what they bind decides how uses are spelled
         if isinstance(node, ast.ImportFrom):
@@ -142,11 +208,15 @@ def move_spans(text: str, before: str, after: str, package: bool, moves: list[Mo
 class _Fixes:
     """The spans one file's imports, references and strings need, gathered node by node."""
 
-    def __init__(self, index: ScopeIndex, den: Denotations, moves: list[Move], why: str) -> None:
+    def __init__(self, index: ScopeIndex, den: Denotations, moves: list[Move], why: str,
+                 names: tuple[str, str, bool], project: Project) -> None:
         self.index, self.den, self.moves, self.why = index, den, moves, why
+        self.module, self.after, self.package = names  # before and after the move
+        self.project = project
         self.text = index.text
         self.spans: list[Span] = []
         self.retopped: set[str] = set()  # names an ``import old…`` bound, no longer bound
+        self.imported: dict[str, str | None] = {}  # a new module → the name an added import binds
 
     def add(self, start: int, end: int, new: str, what: str) -> None:
         if self.text[start:end] != new:
@@ -167,8 +237,8 @@ class _Fixes:
             return
         for al in node.names:
             went = moved(self.moves, f"{source}.{al.name}")
-            if went is None:
-                continue
+            if went is None or f"{source}.{al.name}" in self.project.shadowed:
+                continue  # not the moved module, or its package's own binding of the name
             parent, _, last = went.rpartition(".")
             at = self.den.offset(al.lineno, al.col_offset)
             if parent == source or len(node.names) == 1:
@@ -187,15 +257,25 @@ class _Fixes:
             self.add(at, at + len(al.name), f"{last} as {al.name}", f"import of {al.name}")
 
     def _rename_uses(self, al: ast.alias, at: int, last: str) -> bool:
-        """The uses of the name ``al`` binds, as ``last``; False where it must stay."""
+        """The uses of the name ``al`` binds, as ``last``; False where it must stay.
+
+        It stays where the module binds the new name itself, and where another module
+        imports the name from this one (``from ..fixer_util import token``).
+        """
         occ = self.index.at(at)
         if occ is None or occ.start != at or \
                 any(o.binding and o.name == last for o in self.index.occurrences):
-            return False  # the module binds the new name itself: ``new as old``
+            return False
+        top = occ.key == ("name", 0, al.name)
+        if top and f"{self.module}.{al.name}" in self.project.reached:
+            return False
         for ref in self.index.references(occ):
             if ref.key == occ.key and ref.start != at and \
                     self.text[ref.start:ref.end] == al.name:
                 self.add(ref.start, ref.end, last, f"{ref.kind} of module {al.name}")
+        if top:  # ``__all__`` names the module's own binding
+            self.spans += [replace(s, model=False) for s in
+                           module_mentions(self.text, al.name, last) if "__all__" in s.reason]
         return True
 
     def _split_out(self, node: ast.ImportFrom, al: ast.alias, parent: str, last: str,
@@ -248,8 +328,9 @@ class _Fixes:
         olds = {m.old: m.new for m in self.moves}
         dotted = next((d for d in self.den.of(node) if d in olds), None)
         through = self.den.of(root)
-        if dotted is None or not through:
-            return  # not the moved module itself (a member of it), or not through an import
+        if dotted is None or not through or dotted in self.project.shadowed:
+            return  # not the moved module itself (a member, its package's own binding of
+            # the name), or not reached through an import
         base, went = through[0], olds[dotted]
         start = self.den.offset(root.lineno, root.col_offset)
         end = self.den.attr_start(node) + len(node.attr) if isinstance(node, ast.Attribute) \
@@ -261,6 +342,33 @@ class _Fixes:
             self.add(start, end, root.id + went[len(base):], f"'{written}'")
         elif root.id == base and base in self.retopped:
             self.add(start, end, went, f"'{written}'")
+        elif dotted != base and (name := self._import_beside(root, went)) is not None:
+            self.add(start, end, name, f"'{written}'")
+
+    def _import_beside(self, root: ast.Name, went: str) -> str | None:
+        """A name for module ``went``, bound by an import added below the one ``root`` uses.
+
+        ``from .. import pgen2`` … ``pgen2.parse.ParseError``, where ``parse`` left
+        ``pgen2``: ``from .. import parse`` is added and the chain reads ``parse``. None where
+        the file already uses that name.
+        """
+        if went in self.imported:
+            return self.imported[went]
+        parent, _, last = went.rpartition(".")
+        bound = next((b for b in self.den.bound if b.local == root.id and not b.star), None)
+        free = parent and bound is not None and \
+            not any(o.name == last and o.key[0] == "name" for o in self.index.occurrences)
+        self.imported[went] = last if free else None
+        if not free or bound is None:
+            return None
+        stmt = bound.node
+        relative = isinstance(stmt, ast.ImportFrom) and stmt.level > 0
+        at = self.den.offset(stmt.end_lineno, stmt.end_col_offset)
+        start = self.den.offset(stmt.lineno, stmt.col_offset)
+        indent = self.text[self.text.rfind("\n", 0, start) + 1:start]
+        spelled = _spell(parent, relative, self.after, self.package)
+        self.add(at, at, f"\n{indent}from {spelled} import {last}", f"import of {went}")
+        return last
 
     def string(self, node: ast.Constant) -> None:
         """A string that is the module's dotted name or a path under it (``mock.patch``)."""
