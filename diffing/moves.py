@@ -78,7 +78,8 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
         before, after = moved(back, now) or now, moved(moves, now) or now
         if before != after or may_import(text, olds):  # a quick look: it may import it
             seen.append((path, text, before, after, is_package(path)))
-    project = _survey(moves, [(text, before, package) for _, text, before, _, package in seen])
+    project = _survey(moves, [(text, before, package and not path.endswith(".pyi"))
+                              for path, text, before, _, package in seen])
     out: dict[str, list[Span]] = {}
     for path, text, before, after, package in seen:
         spans = move_spans(text, before, after, package, moves, project)
@@ -88,7 +89,9 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
 
 
 def _survey(moves: list[Move], files: list[tuple[str, str, bool]]) -> Project:
-    """Read ``files`` (text, dotted name, is a package) for :class:`Project`.
+    """Read ``files`` (text, dotted name, is a package's ``__init__.py``) for :class:`Project`.
+
+    A stub's ``__init__.pyi`` is no package's code: what it binds is not what imports get.
 
     A package whose ``__init__.py`` binds the name of its submodule otherwise
     (``from .inline import inline``) gives ``from pkg import inline`` that binding, not the
@@ -118,8 +121,14 @@ def _survey(moves: list[Move], files: list[tuple[str, str, bool]]) -> Project:
     return Project(frozenset(shadowed), frozenset(reached))
 
 
-def _binds_otherwise(body: list[ast.stmt], package: str, name: str) -> bool:
-    """Whether module-level ``body`` binds ``name`` other than by importing the submodule."""
+def _binds_otherwise(body: list[ast.stmt], package: str, name: str,
+                     fallback: bool = False) -> bool:
+    """Whether module-level ``body`` binds ``name`` other than by importing the submodule.
+
+    A def, a class, an import of something else, an assignment; not an assignment in an
+    ``except`` block (``try: from dbm import ndbm`` / ``except ImportError: ndbm = None``
+    falls back when the submodule is missing, and takes nothing over).
+    """
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if stmt.name == name:
@@ -131,13 +140,14 @@ def _binds_otherwise(body: list[ast.stmt], package: str, name: str) -> bool:
                 return True
         elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            if any(isinstance(n, ast.Name) and n.id == name
-                   for t in targets for n in ast.walk(t)):
+            if not fallback and any(isinstance(n, ast.Name) and n.id == name
+                                    for t in targets for n in ast.walk(t)):
                 return True
         else:
             inner = [b for f in ("body", "orelse", "finalbody") for b in getattr(stmt, f, [])]
-            inner += [b for h in getattr(stmt, "handlers", []) for b in h.body]
-            if inner and _binds_otherwise(inner, package, name):
+            handlers = [b for h in getattr(stmt, "handlers", []) for b in h.body]
+            if _binds_otherwise(inner, package, name, fallback) or \
+                    _binds_otherwise(handlers, package, name, True):
                 return True
     return False
 

@@ -146,7 +146,10 @@ class _Fixes:
         top = occ.key == ("name", 0, al.name)
         if top and f"{self.module}.{al.name}" in self.project.reached:
             return False
-        for ref in self.index.references(occ):
+        # a module-level name is one name however it is bound (``except: old = None``)
+        refs = [o for o in self.index.occurrences if o.key == occ.key] if top \
+            else self.index.references(occ)
+        for ref in refs:
             if ref.key == occ.key and ref.start != at and \
                     self.text[ref.start:ref.end] == al.name:
                 self.add(ref.start, ref.end, last, f"{ref.kind} of module {al.name}")

@@ -164,3 +164,16 @@ def test_names_a_package_binds_itself_and_names_imported_onward(tmp_path):
         "pkg/util.py": "from . import token_mv as token\n\n\ndef leaf():\n    return token.NAME\n"}
     assert move(tmp_path, "pkg/sub/mod.py", "pkg/mod.py") == {
         "pkg/catch.py": "from . import sub\nfrom . import mod\n\n\ndef f():\n    return mod.E\n"}
+
+
+def test_a_fallback_and_a_stub_take_no_submodule_name_over(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "try:\n    from pkg import fast\nexcept ImportError:\n"
+                           "    fast = None\n",
+        "pkg/__init__.pyi": "from . import other as fast\n",
+        "pkg/fast.py": "X = 1\n",
+        "pkg/other.py": "",
+    })
+    assert move(tmp_path, "pkg/fast.py", "pkg/quick.py") == {
+        "pkg/__init__.py": "try:\n    from pkg import quick\nexcept ImportError:\n"
+                           "    quick = None\n"}
