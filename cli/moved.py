@@ -41,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
         return fail("moved", f"{args.old}: still there; move it first (git mv OLD NEW)")
     if not (new.is_dir() or new.suffix in (".py", ".pyi")):
         return fail("moved", f"{args.new}: not a Python module or package folder")
+    outside = [a for a, p in ((args.old, old), (args.new, new))
+               if not p.resolve().is_relative_to(root.resolve())]
+    if outside:
+        return fail("moved", f"{outside[0]}: outside --project {args.project}")
     moves = moves_for(old.absolute(), new.absolute(), root.absolute())
     if not moves:
         return fail("moved", f"{args.old} -> {args.new}: no import can name one of them "

@@ -40,9 +40,9 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
     for r in renames:
         old, new = to_fs_path(r.old_uri), to_fs_path(r.new_uri)
         root = next((f for f in folders if old and Path(old).is_relative_to(f)), None)
-        if root is None or new is None or not (Path(old).is_dir() or
-                                               old.endswith((".py", ".pyi"))):
-            continue
+        if root is None or new is None or not Path(new).is_relative_to(root) or \
+                not (Path(old).is_dir() or old.endswith((".py", ".pyi"))):
+            continue  # not a module, or moved into or out of the workspace folder
         by_root.setdefault(root, []).extend(moves_for(old, new, root))
     opened = {s.path: (s.uri, s.version, ls.workspace.get_text_document(s.uri).source)
               for s in ls.docs.all() if s.path and not s.refused}

@@ -73,3 +73,8 @@ def test_a_name_no_import_can_spell(root, capsys):
     assert code == 2 and "no import can name one of them" in err
     code, _, err = run(capsys, "pkg/old.py", "pkg/new.py", "--project", "nowhere")
     assert code == 2 and "--project nowhere: not a directory" in err
+    (root / "pkg/old.py").rename(root / "pkg/new.py")
+    code, _, err = run(capsys, "pkg/old.py", "pkg/new.py", "--project", "pkg")
+    assert code == 0, err  # the package folder as the project: pkg/new.py is new there
+    code, _, err = run(capsys, "../elsewhere.py", "pkg/new.py")
+    assert code == 2 and "../elsewhere.py: outside --project ." in err
