@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from .callsite import call_site_spans
 from .change import find_change, separate_edits
+from .instances import instance_calls
 from .mentions import module_mentions, path_mentions
 from .modules import Denotations, imports_by_name, is_package, may_import, module_names
 from .proposal import Span
@@ -67,16 +68,23 @@ class Exported:
         parts = self.change.qualname.split(".")
         if len(parts) == 1 or parts[1] == "__init__":
             return self.targets  # ``f(…)``, or the class ``C(…)``
+        if self.instance_method:
+            return set()  # through objects of the class (:mod:`.instances`), not ``C.send``
         return {f"{t}.{parts[1]}" for t in self.targets}  # ``C.make(…)``
+
+    @property
+    def instance_method(self) -> bool:
+        c = self.change
+        return c is not None and c.method and not c.classmethod and c.name != "__init__"
 
 
 def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported]:
     """The changes of module-level names that the edits from ``before`` to ``after`` made.
 
     A rename of a def, class or assigned name at the module's top level, and a changed
-    signature of a top-level function, a top-level class's ``__init__`` (called as the class)
-    or its class or static methods (called through the class). An instance method is called
-    through objects whose class another module cannot tell: left.
+    signature of a top-level function or of a top-level class's methods: ``__init__`` is
+    called as the class, class and static methods through it, instance methods through the
+    objects another module can tell are the class's (:mod:`.instances`).
     """
     out: list[Exported] = []
     if not modules:  # a file no import can name (``my-script.py``)
@@ -96,8 +104,7 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
         if change is None:
             continue
         parts = change.qualname.split(".")
-        if len(parts) == 1 or len(parts) == 2 and (
-                parts[1] == "__init__" or change.classmethod or not change.method):
+        if len(parts) <= 2:  # a function, or a method of a top-level class
             out.append(Exported(modules, parts[0], None, change, modules[0]))
         if parts[1:] == ["__init__"]:  # the module's subclasses that inherit it, as theirs
             out += [Exported(modules, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
@@ -243,6 +250,8 @@ def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
         elif init and isinstance(f, ast.Attribute) and f.attr == "__init__" and \
                 targets & set(den.of(f.value)):  # ``C.__init__(o, …)``, ``m.C.__init__``
             by_name.setdefault(callee_name(f.value), set()).add(den.attr_start(f))
+    if group[0].instance_method:
+        by_name.setdefault(change.name, set()).update(instance_calls(den, targets, change.name))
     for cls in _subclasses(den, targets) if init else []:
         by_name.setdefault("super", set()).update(_super_inits(den, cls))
         if not defines_init(cls):  # ``Foo(…)`` calls the inherited ``__init__``

@@ -126,11 +126,34 @@ def test_a_class_init_and_classmethod_are_followed_to_their_calls(pkg):
         "Thing.make(1, 2)", "Thing.make(1, b=2)")}
 
 
-def test_an_instance_method_is_not_followed_into_other_modules(pkg):
-    assert follow(pkg, "pkg/core.py", "def show(self, fmt)", "def show(self, fmt, width)") == {}
-    before = CORE
+def test_an_instance_method_is_followed_to_objects_known_to_be_of_its_class(pkg):
+    out = follow(pkg, "pkg/core.py", "def show(self, fmt)", "def show(self, fmt, width)")
+    assert out == {"pkg/sub/user.py": (
+        "from .. import core\nfrom ..core import parse as p\nfrom pkg.core import Thing\n\n"
+        "def go(x):\n    core.parse(x, True)\n    p(x)\n    t = Thing(1, 2)\n"
+        "    Thing.make(1, 2)\n    t.show(x, width)\n    return core.Thing(3, 4)\n")}
     after = CORE.replace("def show(self, fmt)", "def show(self, fmt, width)")
-    assert exported(before, after, ("pkg.core",)) == []
+    [ex] = exported(CORE, after, ("pkg.core",))
+    assert (ex.name, ex.instance_method, ex.callee) == ("Thing", True, set())  # not Thing.show
+
+
+def test_what_says_an_object_is_of_the_class(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/net.py": "class Client:\n    def send(self, data):\n        return data\n",
+        "pkg/use.py": (
+            "from typing import Optional\n\nfrom pkg import net\nfrom pkg.net import Client\n\n\n"
+            "def a(c: Client, d: 'Client', e: Client | None, f: Optional[net.Client], g):\n"
+            "    c.send(1); d.send(2); e.send(3); f.send(4); g.send(5)\n"
+            "    with Client() as h:\n        h.send(6)\n"
+            "    k: net.Client = make()\n    k.send(7)\n"
+            "    net.Client().send(8)\n    items: list[Client] = []\n    items.send(9)\n"),
+    })
+    out = follow(tmp_path, "pkg/net.py", "def send(self, data)", "def send(self, data, *, when)")
+    use = out["pkg/use.py"]
+    for n in (1, 2, 3, 4, 6, 7, 8):
+        assert f".send({n}, when=when)" in use, n
+    assert "g.send(5)" in use and "items.send(9)" in use  # untyped; a list of them
 
 
 def test_a_module_that_binds_the_new_name_imports_it_under_the_old(tmp_path):

@@ -1,0 +1,90 @@
+"""Calls of a method on objects a module can tell are of a class another module defines.
+
+An instance method's callers hold objects, and which class an object has is not written at
+the call. It is where the module says so: a parameter or variable annotated with the class
+(``c: Client``, ``Client | None``, ``Optional[Client]``, ``"Client"``), a name bound to a new
+instance (``c = Client(…)``, ``with Client(…) as c``), or the instance itself
+(``Client(…).send(…)``). Those calls of ``send`` are the changed method's; any other ``.send``
+may be another class's and is left. A name rebound to something else in the same scope still
+counts (names are followed by scope, not by flow).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .modules import Denotations
+from .signature import callee_name
+
+
+def instance_calls(den: Denotations, classes: set[str], method: str) -> set[int]:
+    """Where ``obj.method(…)`` names the method, for each ``obj`` of one of ``classes``.
+
+    ``classes`` are dotted names (``pkg.net.Client``), as :meth:`Denotations.of` gives them.
+    """
+    typed = _typed_names(den, classes)
+    out = set()
+    for node in ast.walk(den.index.tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == method):
+            continue
+        obj = node.func.value
+        if isinstance(obj, ast.Name) and _key(den, obj) in typed or \
+                isinstance(obj, ast.Call) and _is_class(den, obj.func, classes):
+            out.add(den.attr_start(node.func))
+    return out
+
+
+def _typed_names(den: Denotations, classes: set[str]) -> set[tuple]:
+    """The scope keys of the names the module says hold instances of ``classes``."""
+    keys: set[tuple] = set()
+    for node in ast.walk(den.index.tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+                if _annotated(den, arg.annotation, classes):
+                    keys.add(_key(den, arg))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if _annotated(den, node.annotation, classes):
+                keys.add(_key(den, node.target))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
+            if _is_class(den, node.value.func, classes):
+                keys.add(_key(den, node.targets[0]))
+        elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name) and \
+                isinstance(node.context_expr, ast.Call):
+            if _is_class(den, node.context_expr.func, classes):
+                keys.add(_key(den, node.optional_vars))
+    keys.discard(None)
+    return keys
+
+
+def _annotated(den: Denotations, ann: ast.expr | None, classes: set[str]) -> bool:
+    """Whether an annotation says "one of ``classes``", or that or None."""
+    if ann is None:
+        return False
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):  # ``"Client"``
+        return any(c.rpartition(".")[2] == ann.value for c in classes) and \
+            any(b.local == ann.value for b in den.bound if b.dotted in classes)
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # ``Client | None``
+        sides = (ann.left, ann.right)
+        return any(_is_none(s) for s in sides) and \
+            any(_annotated(den, s, classes) for s in sides if not _is_none(s))
+    if isinstance(ann, ast.Subscript) and callee_name(ann.value) == "Optional":
+        return _annotated(den, ann.slice, classes)
+    return _is_class(den, ann, classes)
+
+
+def _is_class(den: Denotations, expr: ast.expr, classes: set[str]) -> bool:
+    return bool(classes & set(den.of(expr)))
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _key(den: Denotations, node: ast.Name | ast.arg) -> tuple | None:
+    """The scope key of the name written at ``node``."""
+    at = den.offset(node.lineno, node.col_offset)
+    occ = den.index.at(at)
+    return occ.key if occ is not None and occ.start == at else None
