@@ -65,7 +65,7 @@ def move_spans(text: str, before: str, after: str, package: bool, moves: list[Mo
     nodes = list(ast.walk(index.tree))
     for node in nodes:  # the imports first: what they bind decides how uses are spelled
         if isinstance(node, ast.ImportFrom):
-            fix.from_import(node, before, after, package)
+            fix.from_import(node)
         elif isinstance(node, ast.Import):
             fix.plain_import(node)
     for node in nodes:
@@ -100,8 +100,9 @@ class _Fixes:
             self.spans.append(Span(start, end, "rename", f"{what}: {self.why}", (new,),
                                    model=False))
 
-    def from_import(self, node: ast.ImportFrom, before: str, after: str, package: bool) -> None:
+    def from_import(self, node: ast.ImportFrom) -> None:
         """``from X import Y``: X respelled where it or this module moved; Y if it moved."""
+        before, after, package = self.module, self.after, self.package
         source = resolve(node, before, package)
         start = self.den.offset(node.lineno, node.col_offset)
         m = _FROM.match(self.text, start)
@@ -124,7 +125,7 @@ class _Fixes:
                              f"import of {source}.{al.name}")
                 self._rename_binding(al, at, last)
             else:  # one name of several moved to another package: an import of its own
-                self._split_out(node, al, parent, last, after, package)
+                self._split_out(node, al, parent, last)
 
     def _rename_binding(self, al: ast.alias, at: int, last: str) -> None:
         """The imported module's name, and the uses of the name it binds."""
@@ -158,8 +159,7 @@ class _Fixes:
                            module_mentions(self.text, al.name, last) if "__all__" in s.reason]
         return True
 
-    def _split_out(self, node: ast.ImportFrom, al: ast.alias, parent: str, last: str,
-                   after: str, package: bool) -> None:
+    def _split_out(self, node: ast.ImportFrom, al: ast.alias, parent: str, last: str) -> None:
         """``from pkg import a, old`` where old went elsewhere: drop it, import it below."""
         i = node.names.index(al)
         here = self.den.offset(al.lineno, al.col_offset)
@@ -175,8 +175,8 @@ class _Fixes:
         indent = self.text[line:self.den.offset(node.lineno, node.col_offset)]
         local = al.asname or (last if al.name == last or self._rename_uses(al, here, last)
                               else al.name)
-        new_import = f"from {_spell(parent, node.level > 0, after, package)} import {last}" + \
-            (f" as {local}" if local != last else "")
+        spelled = _spell(parent, node.level > 0, self.after, self.package)
+        new_import = f"from {spelled} import {last}" + (f" as {local}" if local != last else "")
         self.add(cut[0], cut[1], "", f"import of {al.name}")
         self.add(stmt_end, stmt_end, f"\n{indent}{new_import}", f"import of {al.name}")
 
