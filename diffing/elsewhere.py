@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 
 from .callsite import call_site_spans
 from .change import find_change, separate_edits
-from .instances import instance_calls
+from .edits import ast_offset, line_starts
+from .instances import instance_calls, instance_uses
 from .mentions import module_mentions, path_mentions
 from .modules import Denotations, imports_by_name, is_package, may_import, module_names
 from .proposal import Span
@@ -55,6 +56,7 @@ class Exported:
     new: str | None = None  # its name after a rename
     change: SignatureChange | None = None  # its (or its class's methods') parameters changed
     origin: str = ""  # the module that defines it (``modules`` may re-export it)
+    member: tuple[str, str] | None = None  # a method of the class renamed: (old, new)
 
     @property
     def targets(self) -> set[str]:
@@ -100,6 +102,11 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
                 and occ.key == ("name", 0, word[1]) and occ.kind in _EXPORTED_KINDS:
             out.append(Exported(modules, word[1], word[2], origin=modules[0]))
             continue
+        owner = _method_owner(index.tree, alone, word[0], word[1]) \
+            if occ is not None and word is not None and occ.binding and occ.kind == "def" else None
+        if owner is not None and word is not None:
+            out.append(Exported(modules, owner, origin=modules[0], member=(word[1], word[2])))
+            continue
         change = signature_change(alone, after)
         if change is None:
             continue
@@ -138,6 +145,8 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
     for ex in wanted:
         if ex.new is not None:
             spans += _renamed(den, ex)
+        if ex.member is not None:
+            spans += _member_renamed(den, ex)
         if ex.change is not None:
             same_def.setdefault((ex.origin, ex.change.line, ex.change.name), []).append(ex)
         onward += _reexported(den, ex, names or (module,))
@@ -213,6 +222,43 @@ def _names_attribute(den: Denotations, obj: ast.expr, name: ast.expr, old: str,
             and name.end_col_offset - name.col_offset == len(old) + 2):
         return False
     return bool(set(modules) & set(den.of(obj)))
+
+
+def _method_owner(tree: ast.Module, text: str, at: int, name: str) -> str | None:
+    """The top-level class whose method ``name`` is defined at ``at`` (not a dunder)."""
+    if name.startswith("__") and name.endswith("__"):
+        return None
+    starts = line_starts(text)
+    for cls in tree.body:
+        for fn in cls.body if isinstance(cls, ast.ClassDef) else []:
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and fn.name == name and \
+                    text.find(name, ast_offset(text, starts, fn.lineno, fn.col_offset)) == at:
+                return cls.name
+    return None
+
+
+def _member_renamed(den: Denotations, ex: Exported) -> list[Span]:
+    """A renamed method where this module reaches it.
+
+    On objects of the class (as :mod:`.instances` tells them), through the class, and in
+    its subclasses here (their overrides and ``self.`` uses).
+    """
+    assert ex.member is not None
+    old, new = ex.member
+    places = instance_uses(den, ex.targets, old)
+    places |= {den.attr_start(n) for n in ast.walk(den.index.tree) if isinstance(n, ast.Attribute)
+               and n.attr == old and ex.targets & set(den.of(n.value))}
+    for cls in _subclasses(den, ex.targets):
+        for node in ast.walk(cls):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == old \
+                    and node in cls.body:
+                places.add(den.text.find(old, den.offset(node.lineno, node.col_offset)))
+            elif isinstance(node, ast.Attribute) and node.attr == old and (
+                    isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") or
+                    isinstance(node.value, ast.Call) and callee_name(node.value.func) == "super"):
+                places.add(den.attr_start(node))
+    why = f"'{ex.name}.{old}' was renamed to '{new}' in {ex.origin}"
+    return [Span(at, at + len(old), "rename", f"'{old}': {why}", (new,)) for at in sorted(places)]
 
 
 def _keeps_name(index: ScopeIndex, occ: Occurrence, taken: bool) -> bool:
@@ -310,9 +356,9 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
             change = ex.change
             if change is not None and change.qualname == change.name:
                 change = replace(change, name=b.local, qualname=b.local)
-            if change is not None or not kept:
+            if change is not None or ex.member is not None or not kept:
                 out.append(Exported(names, b.local, None if kept else ex.new, change,
-                                    ex.origin))
+                                    ex.origin, ex.member))
     return out
 
 
@@ -348,7 +394,7 @@ def _merged(exports: list[Exported]) -> list[Exported]:
     """
     by_key: dict[tuple, list[str]] = {}
     for ex in exports:
-        names = by_key.setdefault((ex.name, ex.new, ex.change, ex.origin), [])
+        names = by_key.setdefault((ex.name, ex.new, ex.change, ex.origin, ex.member), [])
         names += [m for m in ex.modules if m not in names]
     return [Exported(tuple(modules), *key) for key, modules in by_key.items()]
 

@@ -12,6 +12,7 @@ counts (names are followed by scope, not by flow).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from .modules import Denotations
 from .signature import callee_name
@@ -22,16 +23,22 @@ def instance_calls(den: Denotations, classes: set[str], method: str) -> set[int]
 
     ``classes`` are dotted names (``pkg.net.Client``), as :meth:`Denotations.of` gives them.
     """
+    called = {id(n.func) for n in ast.walk(den.index.tree) if isinstance(n, ast.Call)}
+    return instance_uses(den, classes, method, lambda node: id(node) in called)
+
+
+def instance_uses(den: Denotations, classes: set[str], attr: str,
+                  keep: Callable[[ast.Attribute], bool] = lambda node: True) -> set[int]:
+    """Where ``obj.attr`` names the attribute, for each ``obj`` of one of ``classes``."""
     typed = _typed_names(den, classes)
     out = set()
     for node in ast.walk(den.index.tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == method):
+        if not (isinstance(node, ast.Attribute) and node.attr == attr and keep(node)):
             continue
-        obj = node.func.value
+        obj = node.value
         if isinstance(obj, ast.Name) and _key(den, obj) in typed or \
                 isinstance(obj, ast.Call) and _is_class(den, obj.func, classes):
-            out.add(den.attr_start(node.func))
+            out.add(den.attr_start(node))
     return out
 
 

@@ -351,3 +351,22 @@ def test_strings_that_name_the_renamed_function_by_its_path(tmp_path):
     # other words, other paths, an f-string, a raw string: left
     assert "return ['pkg.lib.totally', 'total', f'pkg.lib.{1}total', r'pkg.lib.total']" in test
     assert "def test_report(total):" in test  # the patch's parameter is the test's own name
+
+
+def test_a_renamed_method_follows_objects_of_its_class_and_subclasses(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "from .net import Client\n",
+        "pkg/net.py": "class Client:\n    def send(self, data):\n        return data\n",
+        "pkg/use.py": (
+            "from pkg import Client\n\n\ndef go(c: Client, other):\n"
+            "    other.send(1)\n    Client.send(c, 2)\n    return c.send(3)\n\n\n"
+            "class Retry(Client):\n    def send(self, data):\n        return super().send(data)\n\n"
+            "    def twice(self, data):\n        return self.send(data) + self.send(data)\n"),
+    })
+    out = follow(tmp_path, "pkg/net.py", "def send(", "def transmit(")
+    assert out == {"pkg/use.py": (
+        "from pkg import Client\n\n\ndef go(c: Client, other):\n"
+        "    other.send(1)\n    Client.transmit(c, 2)\n    return c.transmit(3)\n\n\n"
+        "class Retry(Client):\n    def transmit(self, data):\n"
+        "        return super().transmit(data)\n\n"
+        "    def twice(self, data):\n        return self.transmit(data) + self.transmit(data)\n")}
