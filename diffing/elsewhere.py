@@ -257,8 +257,13 @@ def _member_renamed(den: Denotations, ex: Exported) -> list[Span]:
                     isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") or
                     isinstance(node.value, ast.Call) and callee_name(node.value.func) == "super"):
                 places.add(den.attr_start(node))
+    places |= {den.offset(n.args[1].lineno, n.args[1].col_offset) + 1
+               for n in ast.walk(den.index.tree) if isinstance(n, ast.Call) and len(n.args) > 1
+               and _names_attribute(den, n.args[0], n.args[1], old, tuple(ex.targets))}
     why = f"'{ex.name}.{old}' was renamed to '{new}' in {ex.origin}"
-    return [Span(at, at + len(old), "rename", f"'{old}': {why}", (new,)) for at in sorted(places)]
+    paths = {f"{t}.{old}" for t in ex.targets}  # ``mock.patch("pkg.net.Client.send")``
+    return [Span(at, at + len(old), "rename", f"'{old}': {why}", (new,)) for at in sorted(places)] \
+        + path_mentions(den.text, den.index.tree, paths, old, new, why)
 
 
 def _keeps_name(index: ScopeIndex, occ: Occurrence, taken: bool) -> bool:

@@ -362,8 +362,13 @@ def test_a_renamed_method_follows_objects_of_its_class_and_subclasses(tmp_path):
             "    other.send(1)\n    Client.send(c, 2)\n    return c.send(3)\n\n\n"
             "class Retry(Client):\n    def send(self, data):\n        return super().send(data)\n\n"
             "    def twice(self, data):\n        return self.send(data) + self.send(data)\n"),
+        "tests/test_net.py": (
+            "from unittest import mock\n\nfrom pkg.net import Client\n\n"
+            "P = mock.patch.object(Client, 'send'), mock.patch('pkg.net.Client.send')\n"),
     })
     out = follow(tmp_path, "pkg/net.py", "def send(", "def transmit(")
+    assert out.pop("tests/test_net.py").endswith(
+        "P = mock.patch.object(Client, 'transmit'), mock.patch('pkg.net.Client.transmit')\n")
     assert out == {"pkg/use.py": (
         "from pkg import Client\n\n\ndef go(c: Client, other):\n"
         "    other.send(1)\n    Client.transmit(c, 2)\n    return c.transmit(3)\n\n\n"
