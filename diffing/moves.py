@@ -22,7 +22,7 @@ from .mechanical import mechanical_proposal
 from .modules import Denotations, is_package, may_import, module_names, resolve
 from .proposal import Proposal, Span
 from .respell import Move, Project, move_spans, moved
-from .scopes import scope_index
+from .scopes import ScopeIndex, scope_index
 
 __all__ = ["Move", "moved_proposal", "moves_for", "project_moves"]
 
@@ -69,28 +69,32 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
     """
     back = [Move(m.new, m.old) for m in moves]
     olds = tuple(m.old for m in moves)
-    seen: list[tuple[str, str, str, str, bool]] = []
+    seen: list[tuple[str, ScopeIndex, str, str, bool]] = []
     for path, text in files.items():
         names = module_names(path, root)
         if not names:
             continue
         now = names[0]
         before, after = moved(back, now) or now, moved(moves, now) or now
-        if before != after or may_import(text, olds):  # a quick look: it may import it
-            seen.append((path, text, before, after, is_package(path)))
-    project = _survey(moves, [(text, before, package and not path.endswith(".pyi"))
-                              for path, text, before, _, package in seen])
+        if before == after and not may_import(text, olds):
+            continue  # a quick look: it cannot import the module
+        index = scope_index(text)
+        if index is not None:  # read once, for the survey and for the spans
+            seen.append((path, index, before, after, is_package(path)))
+    project = _survey(moves, [(index, before, package, path.endswith(".pyi"))
+                              for path, index, before, _, package in seen])
     out: dict[str, list[Span]] = {}
-    for path, text, before, after, package in seen:
-        spans = move_spans(text, before, after, package, moves, project)
+    for path, index, before, after, package in seen:
+        spans = move_spans(index, before, after, package, moves, project)
         if spans:
             out[path] = spans
     return out
 
 
-def _survey(moves: list[Move], files: list[tuple[str, str, bool]]) -> Project:
-    """Read ``files`` (text, dotted name, is a package's ``__init__.py``) for :class:`Project`.
+def _survey(moves: list[Move], files: list[tuple[ScopeIndex, str, bool, bool]]) -> Project:
+    """What ``files`` say of the moved modules' names (:class:`Project`).
 
+    Each file is its index, dotted name, whether a package's ``__init__``, whether a stub.
     A stub's ``__init__.pyi`` is no package's code: what it binds is not what imports get.
 
     A package whose ``__init__.py`` binds the name of its submodule otherwise
@@ -100,13 +104,11 @@ def _survey(moves: list[Move], files: list[tuple[str, str, bool]]) -> Project:
     """
     lasts = {m.old.rpartition(".")[2] for m in moves}
     shadowed, reached = set(), set()
-    for text, module, package in files:
-        index = scope_index(text)
-        if index is None:
-            continue
+    for index, module, package, stub in files:
         for m in moves:
             parent, _, last = m.old.rpartition(".")
-            if package and module == parent and _binds_otherwise(index.tree.body, parent, last):
+            if package and not stub and module == parent and \
+                    _binds_otherwise(index.tree.body, parent, last):
                 shadowed.add(m.old)
         den = None
         for node in ast.walk(index.tree):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from .mentions import module_mentions
 from .modules import Denotations, resolve
 from .proposal import Span
-from .scopes import ScopeIndex, scope_index
+from .scopes import ScopeIndex
 
 # the module part of ``from … import``: dots alone, or a dotted name after any dots
 _FROM = re.compile(r"from\s+(\.+(?=\s*import\b)|\.*[^\W\d][\w.]*)\s*import\b")
@@ -48,17 +48,15 @@ class Project:
     reached: frozenset[str] = frozenset()  # ``m.name``: names other modules get from ``m``
 
 
-def move_spans(text: str, before: str, after: str, package: bool, moves: list[Move],
+def move_spans(index: ScopeIndex, before: str, after: str, package: bool, moves: list[Move],
                project: Project | None = None) -> list[Span]:
-    """The spans of one module's ``text`` for ``moves``.
+    """The spans of one module's text (``index``: its scope index) for ``moves``.
 
     ``before`` is the module's dotted name its imports were written from, ``after`` its name
     once everything has moved (the same for a module that stays); ``package``: it is a
     package's ``__init__.py``; ``project``: what the other files say (read by :mod:`.moves`).
     """
-    index = scope_index(text)
-    if index is None:
-        return []
+    text = index.text
     den = Denotations(index, before, package, {m.old for m in moves})
     why = ", ".join(f"{m.old} moved to {m.new}" for m in moves)
     fix = _Fixes(index, den, moves, why, (before, after, package), project or Project())

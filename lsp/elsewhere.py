@@ -85,7 +85,8 @@ def roots(ls: RemaskServer) -> list[str]:
     return [p for p in found if p and Path(p).is_dir()]
 
 
-def _root_of(path: str, folders: list[str]) -> str | None:
+def root_of(path: str, folders: list[str]) -> str | None:
+    """The workspace folder holding ``path``."""
     return next((r for r in folders if Path(path).is_relative_to(r)), None)
 
 
@@ -96,7 +97,7 @@ async def follow_up(ls: RemaskServer, state: DocState, version: int, before: str
     if rw is None or state.path is None or not {"rename", "signature"} & rw.config.kinds:
         return []
     folders = roots(ls)
-    root = _root_of(state.path, folders)
+    root = root_of(state.path, folders)
     exports = await asyncio.to_thread(exported, before, text, module_names(state.path, root))
     if not exports:
         return []

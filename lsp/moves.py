@@ -20,7 +20,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
 
 from . import convert
-from .elsewhere import DISK, roots
+from .elsewhere import DISK, root_of, roots
 from .protocol import RemaskServer
 
 # what the client asks about: Python modules, and folders (a package may be one)
@@ -39,7 +39,7 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
     by_root: dict[str, list[Move]] = {}
     for r in renames:
         old, new = to_fs_path(r.old_uri), to_fs_path(r.new_uri)
-        root = next((f for f in folders if old and Path(old).is_relative_to(f)), None)
+        root = root_of(old, folders) if old else None
         if root is None or new is None or not Path(new).is_relative_to(root) or \
                 not (Path(old).is_dir() or old.endswith((".py", ".pyi"))):
             continue  # not a module, or moved into or out of the workspace folder

@@ -168,3 +168,18 @@ def repo_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     repo.write("a.py", "x = 1\n")
     repo.git("add", "a.py")
     return repo
+
+
+def test_a_renamed_file_reads_its_head_version_from_its_old_path(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    repo = make_repo(tmp_path, monkeypatch)
+    repo.write("old.py", "x = 1\n")
+    repo.commit()
+    repo.git("mv", "old.py", "new.py")
+    repo.write("new.py", "x = 2\n")
+    repo.git("add", "new.py")
+    r = open_repo(repo.root)
+    staged = StagedFiles(r, ["new.py"], {"new.py": "old.py"}).read("new.py")
+    assert (staged.data, staged.head) == (b"x = 2\n", b"x = 1\n")  # the edit is the rename's
+    assert StagedFiles(r, ["new.py"]).read("new.py").head is None
+    r.close()
