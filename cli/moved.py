@@ -1,10 +1,11 @@
 """``remask moved OLD NEW``: the follow-ups of a module or package folder the user moved.
 
 The user moved or renamed ``OLD`` to ``NEW`` (``git mv``, a file manager); every other Python
-file under ``--project`` (default: the current directory) that imports it, and the moved
-module's own relative imports, get their follow-ups (:mod:`remask.diffing.moves`), each shown
-as a diff or written with ``--write``; ``--json`` prints one object per changed file, one a
-line. No model is loaded: the move determines every new spelling.
+file under ``--project`` (default: the current directory) that imports it, the moved
+module's own relative imports, and the config files and API docs that name it
+(:mod:`remask.diffing.config_files`) get their follow-ups (:mod:`remask.diffing.moves`),
+each shown as a diff or written with ``--write``; ``--json`` prints one object per changed
+file, one a line. No model is loaded: the move determines every new spelling.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from remask.diffing.files import SourceError, python_files, read_source
+from remask.diffing.config_files import is_config
+from remask.diffing.files import SourceError, project_files, python_files, read_source
 from remask.diffing.moves import moved_proposal, moves_for, project_moves
 
 from .common import fail
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("moved", f"{args.old} -> {args.new}: no import can name one of them "
                     f"under {args.project}")
     files = {}
-    for path in python_files(root):
+    for path in python_files(root) + project_files(root, is_config):
         try:
             files[str(path)] = read_source(path)
         except SourceError as e:

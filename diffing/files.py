@@ -11,6 +11,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 MAX_BYTES = 2_000_000
@@ -110,16 +111,22 @@ _NOT_SOURCE = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
 
 
 def python_files(root: str | Path, limit: int | None = None) -> list[Path]:
-    """The project's Python files under ``root`` (the first ``limit``), for other modules.
+    """The project's Python files under ``root`` (the first ``limit``), for other modules."""
+    return project_files(root, lambda name: name.endswith((".py", ".pyi")), limit)
+
+
+def project_files(root: str | Path, wanted: Callable[[str], bool],
+                  limit: int | None = None) -> list[Path]:
+    """The project's files under ``root`` whose names are ``wanted`` (the first ``limit``).
 
     Hidden folders (``.git``, ``.venv``, ``.tox``), virtual environments (any folder holding
-    ``pyvenv.cfg``), installed packages and build output are not the project's code.
+    ``pyvenv.cfg``), installed packages and build output are not the project's.
     """
     out: list[Path] = []
     for top, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_SOURCE
                          and not (Path(top) / d / "pyvenv.cfg").exists())
-        out += [Path(top) / f for f in sorted(files) if f.endswith((".py", ".pyi"))]
+        out += [Path(top) / f for f in sorted(files) if wanted(f)]
         if limit is not None and len(out) >= limit:
             return out[:limit]
     return out

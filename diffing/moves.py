@@ -18,6 +18,7 @@ import ast
 from collections.abc import Mapping
 from pathlib import Path
 
+from .config_files import config_spans, is_config
 from .mechanical import mechanical_proposal
 from .modules import Denotations, is_package, may_import, module_names, resolve
 from .proposal import Proposal, Span
@@ -40,7 +41,7 @@ def moves_for(old: str | Path, new: str | Path, root: str | Path) -> list[Move]:
     a, b = _import_name(old, root, packaged), _import_name(new, root, packaged)
     if not (a and b and a != b and all(w.isidentifier() for w in f"{a}.{b}".split("."))):
         return []
-    return [Move(a, b)]
+    return [Move(a, b, str(old.absolute()), str(new.absolute()))]
 
 
 def _import_name(path: Path, root: str | Path, packaged: bool) -> str | None:
@@ -65,12 +66,18 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
     """Spans in each of ``files`` (path → text) for ``moves``.
 
     A file may sit where it was (a language server asked before the rename) or where it went
-    (the rename done): its name says which.
+    (the rename done): its name says which. Config files and docs
+    (:func:`~.config_files.is_config`) get the spans of the names and paths they spell.
     """
     back = [Move(m.new, m.old) for m in moves]
     olds = tuple(m.old for m in moves)
     seen: list[tuple[str, ScopeIndex, str, str, bool]] = []
+    out: dict[str, list[Span]] = {}
     for path, text in files.items():
+        if is_config(path):
+            if spans := config_spans(text, path, moves):
+                out[path] = spans
+            continue
         names = module_names(path, root)
         if not names:
             continue
@@ -83,7 +90,6 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
             seen.append((path, index, before, after, is_package(path)))
     project = _survey(moves, [(index, before, package, path.endswith(".pyi"))
                               for path, index, before, _, package in seen])
-    out: dict[str, list[Span]] = {}
     for path, index, before, after, package in seen:
         spans = move_spans(index, before, after, package, moves, project)
         if spans:

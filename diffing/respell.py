@@ -24,10 +24,12 @@ _FROM = re.compile(r"from\s+(\.+(?=\s*import\b)|\.*[^\W\d][\w.]*)\s*import\b")
 
 @dataclass(frozen=True)
 class Move:
-    """A module or package's dotted name before and after it moved."""
+    """A module or package's dotted name before and after it moved (and its paths, if known)."""
 
     old: str
     new: str
+    old_path: str = ""  # the file or folder, absolute: config files name it by its path
+    new_path: str = ""
 
     def __call__(self, dotted: str) -> str | None:
         """``dotted``'s name after the move; None where it is not the module or under it."""

@@ -3,7 +3,8 @@
 A commit that renames ``lib.total`` or changes its parameters breaks every module importing
 it (:mod:`remask.diffing.elsewhere`). The staged ones are rewritten with the commit's own
 follow-ups; so are tracked modules the commit leaves out (found by ``git grep --cached`` for
-the changed names and their modules' names, and the edited files' packages): their
+the changed names and their modules' names, and the edited files' packages; for a moved
+module, also the config files and docs that name it): their
 follow-ups join the commit for review like any of the hook's rewrites, and where such a file
 has unstaged work, only its index entry is written, as for a partially staged file.
 Model-free.
@@ -15,10 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from remask.diffing.config_files import CONFIG_NAMES, is_config
 from remask.diffing.elsewhere import exported, follow
 from remask.diffing.files import SourceError, check_source
 from remask.diffing.modules import module_names
-from remask.diffing.moves import moves_for, project_moves
+from remask.diffing.moves import Move, moves_for, project_moves
 from remask.diffing.proposal import Span
 
 from .plumbing import GitError, Repo
@@ -72,7 +74,7 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
     words |= {e.modules[0].rpartition(".")[2] for _, found in changes for e in found}
     words |= {m.old.rpartition(".")[2] for m in moves}
     extra = sorted(p for p in _mentioning(repo, words) | _packages(repo, [p for p, _ in changes])
-                   if p not in files)
+                   | _naming(repo, moves, root) if p not in files)
     staged = StagedFiles(repo, extra)
     read = {}
     for path in extra:
@@ -83,7 +85,7 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
             read.pop(path, None)
     reach = Reach()
     for path, found in changes:
-        others = {str(root / p): t for p, t in texts.items() if p != path}
+        others = {str(root / p): t for p, t in texts.items() if p != path and not is_config(p)}
         for other, got in follow(found, str(root / path), others, str(root)).items():
             reach.take(Path(other).relative_to(root).as_posix(), got, kinds, quote_path(path))
     if moves:
@@ -113,6 +115,21 @@ def _mentioning(repo: Repo, words: set[str]) -> set[str]:
     except GitError:  # nothing found is exit status 1
         return set()
     return {p for p in out.split("\0") if p}
+
+
+def _naming(repo: Repo, moves: list[Move], root: Path) -> set[str]:
+    """The indexed config files and docs that name a moved module or its path."""
+    words = {m.old for m in moves} | {Path(p).relative_to(root).as_posix() for m in moves
+                                      for p in (m.old_path,) if Path(p).is_relative_to(root)}
+    if not words:
+        return set()
+    patterns = [a for w in sorted(words) for a in ("-e", w)]
+    try:
+        out = repo.text("grep", "--cached", "-l", "-z", "-w", "-F", *patterns, "--",
+                        *(f"*{n}" for n in sorted(CONFIG_NAMES)), "*.rst", "*.md")
+    except GitError:
+        return set()
+    return {p for p in out.split("\0") if p and is_config(p)}
 
 
 def _packages(repo: Repo, paths: list[str]) -> set[str]:

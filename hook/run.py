@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from remask.diffing.config_files import is_config
 from remask.diffing.files import ChangedOnDisk, SourceError, atomic_write, check_source
 from remask.diffing.mechanical import mechanical_proposals
 from remask.diffing.proposal import Proposal, Span, TextEdit, apply_edits
@@ -170,11 +171,12 @@ def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: b
     """Propose follow-ups of this commit's edits to one file and write the result.
 
     Its own edit's (HEAD's version → the staged one), and those of the commit's other files
-    that it imports (``reach``).
+    that it imports (``reach``); a config file or docs naming a moved module has only the
+    latter.
     """
     after = check_source(staged.data, "staged version")
     before = "" if staged.head is None else check_source(staged.head, "HEAD's version")
-    own = rewriter.has_spans(before, after, staged.path)
+    own = not is_config(staged.path) and rewriter.has_spans(before, after, staged.path)
     elsewhere = reach.spans.get(staged.path, [])
     if not own and not elsewhere:
         return Outcome(staged.path, "nothing to do")  # before the worktree check: no git call

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from remask.diffing.elsewhere import exported, follow
-from remask.diffing.files import SourceError, python_files, read_source
+from remask.diffing.files import SourceError, project_files, python_files, read_source
 from remask.diffing.modules import module_names
 from remask.diffing.proposal import Proposal, combine
 
@@ -43,7 +44,7 @@ class Other:
 
 
 class DiskFiles:
-    """The workspace's Python files as last read, re-read only when their size or mtime moves."""
+    """The workspace's files as last read, re-read only when their size or mtime moves."""
 
     def __init__(self) -> None:
         self._cache: dict[str, tuple[tuple[int, int], str | None]] = {}
@@ -63,10 +64,14 @@ class DiskFiles:
             self._cache[path] = hit = (key, text)
         return hit[1]
 
-    def under(self, roots: list[str]) -> dict[str, str]:
+    def under(self, roots: list[str], wanted: Callable[[str], bool] | None = None
+              ) -> dict[str, str]:
+        """The Python files under ``roots`` (the files whose names are ``wanted``), by path."""
         out: dict[str, str] = {}
         for root in roots:
-            for path in python_files(root, MAX_FILES):
+            found = python_files(root, MAX_FILES) if wanted is None else \
+                project_files(root, wanted, MAX_FILES)
+            for path in found:
                 text = self.read(str(path))
                 if text is not None:
                     out[str(path)] = text

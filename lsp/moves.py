@@ -3,10 +3,11 @@
 Editors ask the server before renaming files (``workspace/willRenameFiles``: VS Code's
 explorer, Neovim's ``vim.lsp.util.rename``) and apply the workspace edit it answers before
 the rename. remask answers with every import, dotted reference and string the move breaks,
-in open documents (at the version they hold) and in the workspace's files on disk, and the
-moved module's own relative imports (:mod:`remask.diffing.moves`). No model: the move
-determines each new spelling. Each document that takes the edit settles there (its change
-is no edit of the user's to follow up).
+in open documents (at the version they hold) and in the workspace's files on disk, the
+config files and API docs that name it, and the moved module's own relative imports
+(:mod:`remask.diffing.moves`). No model: the move determines each new spelling. Each
+document that takes the edit settles there (its change is no edit of the user's to follow
+up).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
+from remask.diffing.config_files import is_config
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
 
 from . import convert
@@ -51,6 +53,7 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
         if not moves:
             continue
         disk = await asyncio.to_thread(DISK.under, [root])
+        disk |= await asyncio.to_thread(DISK.under, [root], is_config)
         files = {p: (from_fs_path(p) or p, None, t) for p, t in disk.items()}
         files |= {p: f for p, f in opened.items() if Path(p).is_relative_to(root)}
         found = await asyncio.to_thread(project_moves, moves, {p: f[2] for p, f in files.items()},

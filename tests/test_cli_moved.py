@@ -54,6 +54,19 @@ def test_a_module_moved_down_a_package_writes_its_own_imports(root, capsys):
     assert (root / "main.py").read_text() == "from pkg.sub import old\n\nprint(old.f())\n"
 
 
+def test_the_config_and_docs_naming_a_moved_module_are_written_too(root, capsys):
+    toml = '[project.scripts]\ntool = "pkg.old:f"\n\n[tool.coverage.run]\nomit = ["pkg/old.py"]\n'
+    (root / "pyproject.toml").write_text(toml)
+    (root / "docs").mkdir()
+    (root / "docs/api.md").write_text("::: pkg.old\n\npkg.old does f.\n")
+    (root / "pkg/old.py").rename(root / "pkg/new.py")
+    code, _, err = run(capsys, "pkg/old.py", "pkg/new.py", "--write")
+    assert code == 0, err
+    assert (root / "pyproject.toml").read_text() == \
+        toml.replace("pkg.old", "pkg.new").replace("pkg/old.py", "pkg/new.py")
+    assert (root / "docs/api.md").read_text() == "::: pkg.new\n\npkg.old does f.\n"
+
+
 @pytest.mark.parametrize("old, new, says", [
     ("pkg/old.py", "pkg/new.py", "pkg/new.py: not found (move it first"),
     ("pkg/gone.py", "pkg/old.py", "nothing under . imports it (pkg.gone -> pkg.old)"),

@@ -106,3 +106,26 @@ def test_a_moved_module_updates_its_importers_without_a_model(repo, capsys) -> N
     assert "pkg/use.py: Rename 1 reference (line 1), following the move of pkg/lib.py to " \
         "pkg/sub/core.py (this file was not staged)" in out, out
     assert main(["hook", "run"]) == 0
+
+
+def test_a_moved_module_updates_the_config_and_docs_naming_it(repo, capsys) -> None:
+    toml = ('[tool.remask]\nmodel = "no-such-model"\n\n[project.scripts]\n'
+            'tool = "pkg.lib:total"\n\n[tool.ruff.lint.per-file-ignores]\n'
+            '"pkg/lib.py" = ["E501"]\n')
+    repo.write("pyproject.toml", toml)
+    repo.write("docs/api.rst", ".. automodule:: pkg.lib\n\nWhy pkg.lib is slow.\n")
+    repo.write("CHANGES.md", "pkg.lib is new\n")
+    repo.commit()
+    repo.git("mv", "pkg/lib.py", "pkg/core.py")
+    assert main(["hook", "run"]) == 1  # and no model loaded: that would be exit 2
+    assert repo.staged("pyproject.toml").decode() == \
+        toml.replace("pkg.lib:", "pkg.core:").replace("pkg/lib.py", "pkg/core.py")
+    assert repo.read("pyproject.toml") == repo.staged("pyproject.toml")
+    assert repo.staged("docs/api.rst").decode() == \
+        ".. automodule:: pkg.core\n\nWhy pkg.lib is slow.\n"
+    assert repo.staged("CHANGES.md").decode() == "pkg.lib is new\n"
+    out = capsys.readouterr().out
+    assert "pyproject.toml: Rename 2 references (lines 5, 8), following the move of " \
+        "pkg/lib.py to pkg/core.py (this file was not staged)" in out, out
+    assert main(["hook", "run"]) == 0
+

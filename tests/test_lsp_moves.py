@@ -15,6 +15,7 @@ from pygls.uris import from_fs_path
 OLD = "from . import helpers\n\n\ndef f():\n    return helpers\n"
 USE = "from .old import f\n\nprint(f())\n"
 MAIN = "import pkg.old\n\nprint(pkg.old.f(), 'pkg.old.f')\n"
+TOML = '[project.scripts]\ntool = "pkg.old:f"\n'
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,8 @@ def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
     (root / "pkg").mkdir()
     for name, text in {"pkg/__init__.py": "", "pkg/helpers.py": "", "pkg/old.py": OLD,
-                       "pkg/use.py": USE, "main.py": MAIN, "notes.txt": "pkg.old\n"}.items():
+                       "pkg/use.py": USE, "main.py": MAIN, "notes.txt": "pkg.old\n",
+                       "pyproject.toml": TOML}.items():
         (root / name).write_text(text)
     return root
 
@@ -54,7 +56,7 @@ async def test_renaming_a_module_edits_its_importers_first(client, project):
     edit = await will_rename(client, project, "pkg/old.py", "pkg/sub/new.py")
     docs = {d.text_document.uri: d for d in edit.document_changes}
     assert set(docs) == {main, *(from_fs_path(str(project / p))
-                                 for p in ("pkg/old.py", "pkg/use.py"))}
+                                 for p in ("pkg/old.py", "pkg/use.py", "pyproject.toml"))}
     assert docs[main].text_document.version == 3  # open: the version it was computed for
     assert apply(MAIN, docs[main].edits) == \
         "import pkg.sub.new\n\nprint(pkg.sub.new.f(), 'pkg.sub.new.f')\n"
@@ -63,6 +65,8 @@ async def test_renaming_a_module_edits_its_importers_first(client, project):
     assert apply(OLD, old.edits) == OLD.replace("from . import", "from .. import")
     assert apply(USE, docs[from_fs_path(str(project / "pkg/use.py"))].edits) == \
         "from .sub.new import f\n\nprint(f())\n"
+    assert apply(TOML, docs[from_fs_path(str(project / "pyproject.toml"))].edits) == \
+        TOML.replace("pkg.old", "pkg.sub.new")  # the script's entry point
 
     # the client applies the edit to the open document: that change is no edit to follow
     taken = (await server_stats(client)).get("elsewhere_taken", 0)
