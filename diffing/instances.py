@@ -2,11 +2,13 @@
 
 An instance method's callers hold objects, and which class an object has is not written at
 the call. It is where the module says so: a parameter or variable annotated with the class
-(``c: Client``, ``Client | None``, ``Optional[Client]``, ``"Client"``), a name bound to a new
-instance (``c = Client(…)``, ``with Client(…) as c``), or the instance itself
-(``Client(…).send(…)``). Those calls of ``send`` are the changed method's; any other ``.send``
-may be another class's and is left. A name rebound to something else in the same scope still
-counts (names are followed by scope, not by flow).
+(``c: Client``, ``Client | None``, ``Optional[Client]``, ``"Client"``), a name bound to a
+new instance (``c = Client(…)``, ``with Client(…) as c``), the instance itself
+(``Client(…).send(…)``), or an attribute of ``self`` the class says holds one (``client:
+Client`` in its body, ``self.client = Client(…)`` or a parameter so annotated, in a method).
+Those calls of ``send`` are the changed method's; any other ``.send`` may be another class's
+and is left. A name rebound to something else in the same scope still counts (names are
+followed by scope, not by flow).
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ def instance_uses(den: Denotations, classes: set[str], attr: str,
         if isinstance(obj, ast.Name) and _key(den, obj) in typed or \
                 isinstance(obj, ast.Call) and _is_class(den, obj.func, classes):
             out.add(den.attr_start(node))
+    for method, fields in _typed_fields(den, classes):  # ``self.client.send``
+        this = _self_name(method)
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and node.attr == attr and keep(node) and \
+                    _is_field(node.value, this, fields):
+                out.add(den.attr_start(node))
     return out
 
 
@@ -64,6 +72,57 @@ def _typed_names(den: Denotations, classes: set[str]) -> set[tuple]:
                 keys.add(_key(den, node.optional_vars))
     keys.discard(None)
     return keys
+
+
+def _typed_fields(den: Denotations, classes: set[str]
+                  ) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, set[str]]]:
+    """Each method of a class whose attributes hold instances of ``classes``, with those.
+
+    An attribute holds one where the class annotates it (``client: Client``, a dataclass's
+    field) or a method sets it to a new instance (``self.client = Client(…)``), to a
+    parameter annotated with the class, or with an annotation (``self.client: Client = …``).
+    """
+    out = []
+    for cls in ast.walk(den.index.tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        methods = [f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                   and _self_name(f)]
+        fields = {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and
+                  isinstance(s.target, ast.Name) and _annotated(den, s.annotation, classes)}
+        for f in methods:
+            this, a = _self_name(f), f.args
+            params = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]
+                      if _annotated(den, p.annotation, classes)}
+            for node in ast.walk(f):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target, value = node.targets[0], node.value
+                    if _is_field(target, this) and (
+                            isinstance(value, ast.Call) and _is_class(den, value.func, classes)
+                            or isinstance(value, ast.Name) and value.id in params):
+                        fields.add(target.attr)
+                elif isinstance(node, ast.AnnAssign) and _is_field(node.target, this) and \
+                        _annotated(den, node.annotation, classes):
+                    fields.add(node.target.attr)
+        if fields:
+            out += [(f, fields) for f in methods]
+    return out
+
+
+def _self_name(method: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name a method calls its instance by; None for a static or class method."""
+    a = method.args
+    first = [*a.posonlyargs, *a.args][:1]
+    if not first or any(callee_name(d) in ("staticmethod", "classmethod")
+                        for d in method.decorator_list):
+        return None
+    return first[0].arg
+
+
+def _is_field(expr: ast.expr, this: str | None, fields: set[str] | None = None) -> bool:
+    """Whether ``expr`` is ``self.name`` (``this`` is ``self``), of ``fields`` if given."""
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and \
+        expr.value.id == this and (fields is None or expr.attr in fields)
 
 
 def _annotated(den: Denotations, ann: ast.expr | None, classes: set[str]) -> bool:

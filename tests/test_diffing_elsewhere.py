@@ -156,6 +156,34 @@ def test_what_says_an_object_is_of_the_class(tmp_path):
     assert "g.send(5)" in use and "items.send(9)" in use  # untyped; a list of them
 
 
+def test_attributes_of_self_the_class_says_hold_an_instance(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/net.py": "class Client:\n    def send(self, data):\n        return data\n",
+        "pkg/use.py": (
+            "from dataclasses import dataclass\n\nfrom pkg.net import Client\n\n\n"
+            "class Service:\n    def __init__(self, backup: Client | None, other):\n"
+            "        self.client = Client()\n        self.backup = backup\n"
+            "        self.other = other\n        self.cache: Client = make()\n\n"
+            "    def run(self):\n        self.client.send(1); self.backup.send(2)\n"
+            "        self.cache.send(3); self.other.send(4)\n\n"
+            "    @staticmethod\n    def static(self):\n        self.client.send(5)\n\n\n"
+            "@dataclass\nclass Job:\n    client: Client\n    name: str\n\n"
+            "    def go(this):\n        this.client.send(6); this.name.send(7)\n\n\n"
+            "class Other:\n    def go(self):\n        self.client.send(8)\n"),
+    })
+    out = follow(tmp_path, "pkg/net.py", "def send(self, data)", "def send(self, data, *, when)")
+    use = out["pkg/use.py"]
+    for n in (1, 2, 3, 6):
+        assert f".send({n}, when=when)" in use, n
+    for n in (4, 5, 7, 8):  # untyped, a static method's argument, a str, another class's
+        assert f".send({n})" in use, n
+    out = follow(tmp_path, "pkg/net.py", "def send(", "def transmit(")
+    assert "self.client.transmit(1); self.backup.transmit(2)" in out["pkg/use.py"]
+    assert "this.client.transmit(6)" in out["pkg/use.py"]
+    assert "self.other.send(4)" in out["pkg/use.py"] and "self.client.send(8)" in out["pkg/use.py"]
+
+
 def test_a_module_that_binds_the_new_name_imports_it_under_the_old(tmp_path):
     project(tmp_path, {
         "lib.py": "def load(path):\n    return path\n",
