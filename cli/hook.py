@@ -69,6 +69,8 @@ def _report(result: HookRun, dry_run: bool, pre_commit: bool) -> int:
             sys.stdout.write(unified_diff(o.old, o.new, o.path))
         if o.message != "nothing to do":
             print(f"remask hook: {quote_path(o.path)}: {o.message}")
+    for warning in result.warnings:
+        print(f"remask hook: warning: {warning}")
     if any(o.failed for o in result.outcomes):
         return 2
     n = sum(o.rewritten for o in result.outcomes)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from remask.diffing.config_files import is_config
+from remask.diffing.cycles import move_cycles
 from remask.diffing.files import SourceError, project_files, python_files, read_source
 from remask.diffing.moves import moved_proposal, moves_for, project_moves
 
@@ -64,10 +65,16 @@ def run(args: argparse.Namespace) -> int:
               "nothing to update", file=sys.stderr)
         return 0
     code = 0
+    after = dict(files)
     for path, spans in sorted(found.items()):
         proposal = moved_proposal(files[path], spans, path)
         if proposal is None:
             print(f"{path}: the follow-up would add a syntax error; file left as it was",
                   file=sys.stderr)
+        else:
+            after[path] = proposal.text
         code = max(code, emit(args, path, files[path], proposal))
+    for cycle in move_cycles(moves, {p: t for p, t in after.items() if not is_config(p)},
+                             root.absolute()):
+        print(f"remask moved: warning: {cycle.said()}", file=sys.stderr)
     return code

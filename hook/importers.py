@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from remask.diffing.config_files import CONFIG_NAMES, is_config
+from remask.diffing.cycles import move_cycles
 from remask.diffing.elsewhere import exported, follow
 from remask.diffing.files import SourceError, check_source
 from remask.diffing.modules import module_names
@@ -66,8 +67,7 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
             edits.append((path, before, after))
     changes = [(path, found) for path, before, after in edits
                if (found := exported(before, after, module_names(root / path, root)))]
-    moves = [m for new, old in (renamed or {}).items() if new.endswith(PYTHON_SUFFIXES)
-             for m in moves_for(root / old, root / new, root)]
+    moves = _moves(root, renamed)
     if not changes and not moves:
         return Reach()
     words = {e.name for _, found in changes for e in found}
@@ -98,6 +98,38 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
     reach.spans = {p: s for p, s in reach.spans.items() if s}
     reach.unstaged = {p: f for p, f in read.items() if p in reach.spans}
     return reach
+
+
+def _moves(root: Path, renamed: Mapping[str, str] | None) -> list[Move]:
+    """The module moves of the commit's renamed files (new path → its path in HEAD)."""
+    return [m for new, old in (renamed or {}).items() if new.endswith(PYTHON_SUFFIXES)
+            for m in moves_for(root / old, root / new, root)]
+
+
+def move_warnings(repo: Repo, renamed: Mapping[str, str], rewritten: Mapping[str, str]
+                  ) -> list[str]:
+    """The import cycles the commit's moves make (:mod:`remask.diffing.cycles`), as said.
+
+    Read from the index, with the texts the run ``rewritten`` in place of theirs.
+    """
+    root = Path(repo.working_tree_dir)
+    moves = _moves(root, renamed)
+    if not moves:
+        return []
+    try:
+        listed = repo.text("ls-files", "--cached", "-z", "--", "*.py")
+    except GitError:
+        return []
+    paths = [p for p in listed.split("\0") if p]
+    staged = StagedFiles(repo, paths)
+    texts = {}
+    for path in paths:
+        try:
+            texts[str(root / path)] = rewritten.get(path) or \
+                check_source(staged.read(path).data, path)
+        except (Skip, SourceError):
+            continue
+    return [c.said() for c in move_cycles(moves, texts, root)]
 
 
 def _mentioning(repo: Repo, words: set[str]) -> set[str]:

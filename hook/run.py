@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +39,7 @@ from remask.diffing.proposal import Proposal, Span, TextEdit, apply_edits
 from remask.diffing.spans import affected_spans
 
 from .config import ConfigError, HookConfig, load_config
-from .importers import Reach, importer_spans
+from .importers import Reach, importer_spans, move_warnings
 from .staged import (
     PYTHON_SUFFIXES,
     GitError,
@@ -90,6 +90,7 @@ class Outcome:
 class HookRun:
     outcomes: list[Outcome]
     stood_aside: str | None = None  # why the whole run did nothing (a merge in progress)
+    warnings: list[str] = field(default_factory=list)  # what the user should look at
 
 
 def under_pre_commit() -> bool:
@@ -133,9 +134,11 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
                 outcomes.append(_rewrite(repo, f, rewriter, dry_run, index, reach))
             except (Skip, SourceError) as e:
                 outcomes.append(Outcome(path, f"skipped: {e}"))
+        warnings = move_warnings(repo, renamed, {o.path: o.new for o in outcomes
+                                                 if o.new is not None and not o.failed})
     finally:
         repo.close()
-    return HookRun(outcomes)
+    return HookRun(outcomes, warnings=warnings)
 
 
 def _targets(repo: Repo, files: list[str], cwd: Path, outcomes: list[Outcome]

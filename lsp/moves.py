@@ -7,7 +7,7 @@ in open documents (at the version they hold) and in the workspace's files on dis
 config files and API docs that name it, and the moved module's own relative imports
 (:mod:`remask.diffing.moves`). No model: the move determines each new spelling. Each
 document that takes the edit settles there (its change is no edit of the user's to follow
-up).
+up). An import cycle the move makes (:mod:`remask.diffing.cycles`) is shown as a warning.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from remask.diffing.config_files import is_config
+from remask.diffing.cycles import move_cycles
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
 
 from . import convert
@@ -58,13 +59,18 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
         files |= {p: f for p, f in opened.items() if Path(p).is_relative_to(root)}
         found = await asyncio.to_thread(project_moves, moves, {p: f[2] for p, f in files.items()},
                                         root)
+        after = {p: f[2] for p, f in files.items() if not is_config(p)}
         for path, spans in sorted(found.items()):
             uri, version, text = files[path]
             proposal = moved_proposal(text, spans, path)
             if proposal is None:
                 continue
             changes.append((uri, version, proposal.edits, convert.Locator(text, ls.encoding)))
+            after[path] = proposal.text
             state = ls.docs.get(uri)
             if state is not None:
                 state.incoming = proposal.text
+        for cycle in await asyncio.to_thread(move_cycles, moves, after, root, False):
+            ls.window_show_message(types.ShowMessageParams(
+                types.MessageType.Warning, f"remask: {cycle.said()}"))
     return convert.documents_edit(changes) if changes else None

@@ -67,6 +67,21 @@ def test_the_config_and_docs_naming_a_moved_module_are_written_too(root, capsys)
     assert (root / "docs/api.md").read_text() == "::: pkg.new\n\npkg.old does f.\n"
 
 
+def test_an_import_cycle_the_move_makes_is_a_warning(root, capsys):
+    (root / "pkg/__init__.py").write_text("from .conv import Converter\n")
+    (root / "pkg/conv.py").write_text("from .helpers import h\n\n\nclass Converter:\n    pass\n")
+    (root / "pkg/helpers.py").write_text("def h():\n    pass\n")
+    (root / "pkg/pre").mkdir()
+    (root / "pkg/pre/__init__.py").write_text("from ..conv import Converter\n")
+    (root / "pkg/helpers.py").rename(root / "pkg/pre/helpers.py")
+    code, _, err = run(capsys, "pkg/helpers.py", "pkg/pre/helpers.py", "--write")
+    assert code == 0
+    assert (root / "pkg/conv.py").read_text().startswith("from .pre.helpers import h\n")
+    assert "remask moved: warning: importing pkg first may now fail: pkg -> pkg.conv -> " \
+        "pkg.pre.helpers -> pkg.pre imports Converter from pkg.conv before that module " \
+        "defines it (an import cycle the move makes)" in err, err
+
+
 @pytest.mark.parametrize("old, new, says", [
     ("pkg/old.py", "pkg/new.py", "pkg/new.py: not found (move it first"),
     ("pkg/gone.py", "pkg/old.py", "nothing under . imports it (pkg.gone -> pkg.old)"),

@@ -129,3 +129,18 @@ def test_a_moved_module_updates_the_config_and_docs_naming_it(repo, capsys) -> N
         "pkg/lib.py to pkg/core.py (this file was not staged)" in out, out
     assert main(["hook", "run"]) == 0
 
+
+def test_an_import_cycle_a_staged_move_makes_is_a_warning(repo, capsys) -> None:
+    repo.write("pkg/__init__.py", "from .conv import Converter\n")
+    repo.write("pkg/conv.py", "from .helpers import h\n\n\nclass Converter:\n    pass\n")
+    repo.write("pkg/helpers.py", "def h():\n    pass\n")
+    repo.write("pkg/pre/__init__.py", "from ..conv import Converter\n")
+    repo.commit()
+    repo.git("mv", "pkg/helpers.py", "pkg/pre/helpers.py")
+    assert main(["hook", "run"]) == 1
+    assert repo.staged("pkg/conv.py").decode().startswith("from .pre.helpers import h\n")
+    out = capsys.readouterr().out
+    assert "remask hook: warning: importing pkg first may now fail: pkg -> pkg.conv -> " \
+        "pkg.pre.helpers -> pkg.pre imports Converter" in out, out
+    assert main(["hook", "run"]) == 0  # the cycle stays; the commit is the user's call
+

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
-from lsp_support import apply, capabilities, config, diagnostics_for, open_doc, server_stats
+from lsp_support import (
+    apply,
+    capabilities,
+    config,
+    diagnostics_for,
+    open_doc,
+    server_stats,
+    wait_for,
+)
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
@@ -16,6 +24,10 @@ OLD = "from . import helpers\n\n\ndef f():\n    return helpers\n"
 USE = "from .old import f\n\nprint(f())\n"
 MAIN = "import pkg.old\n\nprint(pkg.old.f(), 'pkg.old.f')\n"
 TOML = '[project.scripts]\ntool = "pkg.old:f"\n'
+CYCLE = {"cyc/__init__.py": "from .converters import Converter\n",
+         "cyc/converters.py": "from .fns import identity\n\n\nclass Converter:\n    pass\n",
+         "cyc/fns.py": "def identity(x):\n    return x\n",
+         "cyc/preconf/__init__.py": "from ..converters import Converter\n"}
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +36,8 @@ def project(tmp_path_factory):
     (root / "pkg").mkdir()
     for name, text in {"pkg/__init__.py": "", "pkg/helpers.py": "", "pkg/old.py": OLD,
                        "pkg/use.py": USE, "main.py": MAIN, "notes.txt": "pkg.old\n",
-                       "pyproject.toml": TOML}.items():
+                       "pyproject.toml": TOML, **CYCLE}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     return root
 
@@ -82,3 +95,16 @@ async def test_a_rename_nothing_imports_needs_no_edit(client, project):
     assert await will_rename(client, project, "pkg/helpers.py", "pkg/help.py") is not None
     assert await will_rename(client, project, "main.py", "app.py") is None
     assert await will_rename(client, project, "notes.txt", "notes.md") is None
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_an_import_cycle_the_move_makes_is_shown_as_a_warning(client, project):
+    edit = await will_rename(client, project, "cyc/fns.py", "cyc/preconf/fns.py")
+    [doc] = edit.document_changes
+    assert apply(CYCLE["cyc/converters.py"], doc.edits).startswith("from .preconf.fns import")
+    await wait_for(lambda: any("import cycle" in m.message for m in client.messages))
+    [said] = [m for m in client.messages if "import cycle" in m.message]
+    assert said.type == types.MessageType.Warning
+    assert said.message.startswith("remask: importing cyc first may now fail: cyc -> "
+                                   "cyc.converters -> cyc.preconf.fns -> cyc.preconf")
+
