@@ -34,7 +34,7 @@ from .scopes import Occurrence, ScopeIndex, scope_index
 from .signature import (
     SignatureChange,
     callee_name,
-    defines_init,
+    defines,
     heirs,
     is_super_init,
     lineage,
@@ -245,10 +245,11 @@ def _member_renamed(den: Denotations, ex: Exported) -> list[Span]:
     """
     assert ex.member is not None
     old, new = ex.member
-    places = instance_uses(den, ex.targets, old)
+    heirs = _subclasses(den, ex.targets, None)
+    places = instance_uses(den, ex.targets, old, local=frozenset(c.name for c in heirs))
     places |= {den.attr_start(n) for n in ast.walk(den.index.tree) if isinstance(n, ast.Attribute)
                and n.attr == old and ex.targets & set(den.of(n.value))}
-    for cls in _subclasses(den, ex.targets):
+    for cls in heirs:
         for node in ast.walk(cls):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == old \
                     and node in cls.body:
@@ -301,11 +302,14 @@ def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
         elif init and isinstance(f, ast.Attribute) and f.attr == "__init__" and \
                 targets & set(den.of(f.value)):  # ``C.__init__(o, …)``, ``m.C.__init__``
             by_name.setdefault(callee_name(f.value), set()).add(den.attr_start(f))
-    if group[0].instance_method:
-        by_name.setdefault(change.name, set()).update(instance_calls(den, targets, change.name))
+    if group[0].instance_method:  # objects of the class, and of subclasses inheriting it
+        heirs = frozenset(c.name for c in _subclasses(den, targets, change.name)
+                          if not defines(c, change.name))
+        by_name.setdefault(change.name, set()).update(
+            instance_calls(den, targets, change.name, heirs))
     for cls in _subclasses(den, targets) if init else []:
         by_name.setdefault("super", set()).update(_super_inits(den, cls))
-        if not defines_init(cls):  # ``Foo(…)`` calls the inherited ``__init__``
+        if not defines(cls, "__init__"):  # ``Foo(…)`` calls the inherited ``__init__``
             by_name.setdefault(cls.name, set()).update(_class_calls(den, cls))
     if not by_name:
         return []
@@ -320,13 +324,14 @@ def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
             for s in call_site_spans(den.text, local, lambda at: at not in places)]
 
 
-def _subclasses(den: Denotations, targets: set[str]) -> list[ast.ClassDef]:
+def _subclasses(den: Denotations, targets: set[str], method: str | None = "__init__"
+                ) -> list[ast.ClassDef]:
     """The module's classes deriving from a class ``targets`` names, or from an heir of one.
 
-    All of them call the changed ``__init__`` (:func:`.signature.lineage`).
+    All of them call the changed ``method`` (:func:`.signature.lineage`); None: every one.
     """
     return lineage([c for c in ast.walk(den.index.tree) if isinstance(c, ast.ClassDef)],
-                   lambda b: bool(targets & set(den.of(b))))
+                   lambda b: bool(targets & set(den.of(b))), method)
 
 
 def _class_calls(den: Denotations, cls: ast.ClassDef) -> set[int]:
@@ -376,13 +381,13 @@ def _inheriting(den: Denotations, group: list[Exported], names: tuple[str, ...]
     dozens).
     """
     change = group[0].change
-    if change is None or change.name != "__init__":
+    if change is None or not (change.name == "__init__" or group[0].instance_method):
         return []
     top = module_classes(den.index.tree)
-    return [Exported(names, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
+    return [Exported(names, c.name, None, replace(change, qualname=f"{c.name}.{change.name}"),
                      group[0].origin)
-            for c in _subclasses(den, set().union(*(ex.targets for ex in group)))
-            if c in top and not defines_init(c)]
+            for c in _subclasses(den, set().union(*(ex.targets for ex in group)), change.name)
+            if c in top and not defines(c, change.name)]
 
 
 def _binds(den: Denotations, name: str) -> bool:

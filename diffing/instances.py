@@ -20,28 +20,33 @@ from .modules import Denotations
 from .signature import callee_name
 
 
-def instance_calls(den: Denotations, classes: set[str], method: str) -> set[int]:
+def instance_calls(den: Denotations, classes: set[str], method: str,
+                   local: frozenset[str] = frozenset()) -> set[int]:
     """Where ``obj.method(…)`` names the method, for each ``obj`` of one of ``classes``.
 
-    ``classes`` are dotted names (``pkg.net.Client``), as :meth:`Denotations.of` gives them.
+    ``classes`` are dotted names (``pkg.net.Client``), as :meth:`Denotations.of` gives them;
+    ``local``: the names of this module's own classes that count too (its subclasses of
+    them that inherit the method).
     """
     called = {id(n.func) for n in ast.walk(den.index.tree) if isinstance(n, ast.Call)}
-    return instance_uses(den, classes, method, lambda node: id(node) in called)
+    return instance_uses(den, classes, method, lambda node: id(node) in called, local)
 
 
 def instance_uses(den: Denotations, classes: set[str], attr: str,
-                  keep: Callable[[ast.Attribute], bool] = lambda node: True) -> set[int]:
+                  keep: Callable[[ast.Attribute], bool] = lambda node: True,
+                  local: frozenset[str] = frozenset()) -> set[int]:
     """Where ``obj.attr`` names the attribute, for each ``obj`` of one of ``classes``."""
-    typed = _typed_names(den, classes)
+    wanted = _Classes(den, classes, local)
+    typed = _typed_names(den, wanted)
     out = set()
     for node in ast.walk(den.index.tree):
         if not (isinstance(node, ast.Attribute) and node.attr == attr and keep(node)):
             continue
         obj = node.value
         if isinstance(obj, ast.Name) and _key(den, obj) in typed or \
-                isinstance(obj, ast.Call) and _is_class(den, obj.func, classes):
+                isinstance(obj, ast.Call) and wanted.named(obj.func):
             out.add(den.attr_start(node))
-    for method, fields in _typed_fields(den, classes):  # ``self.client.send``
+    for method, fields in _typed_fields(den, wanted):  # ``self.client.send``
         this = _self_name(method)
         for node in ast.walk(method):
             if isinstance(node, ast.Attribute) and node.attr == attr and keep(node) and \
@@ -50,31 +55,31 @@ def instance_uses(den: Denotations, classes: set[str], attr: str,
     return out
 
 
-def _typed_names(den: Denotations, classes: set[str]) -> set[tuple]:
+def _typed_names(den: Denotations, classes: _Classes) -> set[tuple]:
     """The scope keys of the names the module says hold instances of ``classes``."""
     keys: set[tuple] = set()
     for node in ast.walk(den.index.tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             a = node.args
             for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
-                if _annotated(den, arg.annotation, classes):
+                if classes.annotated(arg.annotation):
                     keys.add(_key(den, arg))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if _annotated(den, node.annotation, classes):
+            if classes.annotated(node.annotation):
                 keys.add(_key(den, node.target))
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
-            if _is_class(den, node.value.func, classes):
+            if classes.named(node.value.func):
                 keys.add(_key(den, node.targets[0]))
         elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name) and \
                 isinstance(node.context_expr, ast.Call):
-            if _is_class(den, node.context_expr.func, classes):
+            if classes.named(node.context_expr.func):
                 keys.add(_key(den, node.optional_vars))
     keys.discard(None)
     return keys
 
 
-def _typed_fields(den: Denotations, classes: set[str]
+def _typed_fields(den: Denotations, classes: _Classes
                   ) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, set[str]]]:
     """Each method of a class whose attributes hold instances of ``classes``, with those.
 
@@ -89,20 +94,20 @@ def _typed_fields(den: Denotations, classes: set[str]
         methods = [f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
                    and _self_name(f)]
         fields = {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and
-                  isinstance(s.target, ast.Name) and _annotated(den, s.annotation, classes)}
+                  isinstance(s.target, ast.Name) and classes.annotated(s.annotation)}
         for f in methods:
             this, a = _self_name(f), f.args
             params = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]
-                      if _annotated(den, p.annotation, classes)}
+                      if classes.annotated(p.annotation)}
             for node in ast.walk(f):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target, value = node.targets[0], node.value
                     if _is_field(target, this) and (
-                            isinstance(value, ast.Call) and _is_class(den, value.func, classes)
+                            isinstance(value, ast.Call) and classes.named(value.func)
                             or isinstance(value, ast.Name) and value.id in params):
                         fields.add(target.attr)
                 elif isinstance(node, ast.AnnAssign) and _is_field(node.target, this) and \
-                        _annotated(den, node.annotation, classes):
+                        classes.annotated(node.annotation):
                     fields.add(node.target.attr)
         if fields:
             out += [(f, fields) for f in methods]
@@ -125,24 +130,32 @@ def _is_field(expr: ast.expr, this: str | None, fields: set[str] | None = None) 
         expr.value.id == this and (fields is None or expr.attr in fields)
 
 
-def _annotated(den: Denotations, ann: ast.expr | None, classes: set[str]) -> bool:
-    """Whether an annotation says "one of ``classes``", or that or None."""
-    if ann is None:
-        return False
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):  # ``"Client"``
-        return any(c.rpartition(".")[2] == ann.value for c in classes) and \
-            any(b.local == ann.value for b in den.bound if b.dotted in classes)
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # ``Client | None``
-        sides = (ann.left, ann.right)
-        return any(_is_none(s) for s in sides) and \
-            any(_annotated(den, s, classes) for s in sides if not _is_none(s))
-    if isinstance(ann, ast.Subscript) and callee_name(ann.value) == "Optional":
-        return _annotated(den, ann.slice, classes)
-    return _is_class(den, ann, classes)
+class _Classes:
+    """The classes whose objects count, and how a module may name one."""
 
+    def __init__(self, den: Denotations, dotted: set[str], local: frozenset[str]) -> None:
+        self.den, self.dotted, self.local = den, dotted, local
 
-def _is_class(den: Denotations, expr: ast.expr, classes: set[str]) -> bool:
-    return bool(classes & set(den.of(expr)))
+    def named(self, expr: ast.expr) -> bool:
+        """Whether ``expr`` names one of the classes (an import of it, or a local class)."""
+        return bool(self.dotted & set(self.den.of(expr))) or \
+            isinstance(expr, ast.Name) and expr.id in self.local and not self.den.of(expr)
+
+    def annotated(self, ann: ast.expr | None) -> bool:
+        """Whether an annotation says "one of the classes", or that or None."""
+        if ann is None:
+            return False
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):  # ``"Client"``
+            return ann.value in self.local or \
+                any(c.rpartition(".")[2] == ann.value for c in self.dotted) and \
+                any(b.local == ann.value for b in self.den.bound if b.dotted in self.dotted)
+        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # ``Client | None``
+            sides = (ann.left, ann.right)
+            return any(_is_none(s) for s in sides) and \
+                any(self.annotated(s) for s in sides if not _is_none(s))
+        if isinstance(ann, ast.Subscript) and callee_name(ann.value) == "Optional":
+            return self.annotated(ann.slice)
+        return self.named(ann)
 
 
 def _is_none(expr: ast.expr) -> bool:

@@ -256,22 +256,23 @@ def heirs(text: str, name: str) -> list[ast.ClassDef]:
         return []
     return [c for c in lineage(module_classes(tree),
                                lambda b: isinstance(b, ast.Name) and b.id == name)
-            if not defines_init(c)]
+            if not defines(c, "__init__")]
 
 
-def lineage(classes: list[ast.ClassDef], root: Callable[[ast.expr], bool]
-            ) -> list[ast.ClassDef]:
+def lineage(classes: list[ast.ClassDef], root: Callable[[ast.expr], bool],
+            method: str | None = "__init__") -> list[ast.ClassDef]:
     """The ``classes`` deriving from a base ``root`` accepts, or from an heir of one.
 
-    An heir inherits the root's ``__init__`` (``Assign(Stmt)`` where ``Stmt(Node)`` defines
-    none): all of them call it, the ones with an ``__init__`` of their own through ``super()``.
+    An heir inherits the root's ``method`` (``Assign(Stmt)`` where ``Stmt(Node)`` defines no
+    ``__init__``): all of them call it, the ones with one of their own through ``super()``.
+    ``method`` None: every class deriving from the root, through any heir.
     """
     found: list[ast.ClassDef] = []
-    names: set[str] = set()  # of the found that inherit the root's ``__init__``
+    names: set[str] = set()  # of the found that inherit the root's ``method``
     while grown := [c for c in classes if c not in found and any(
             root(b) or isinstance(b, ast.Name) and b.id in names for b in c.bases)]:
         found += grown
-        names |= {c.name for c in grown if not defines_init(c)}
+        names |= {c.name for c in grown if method is None or not defines(c, method)}
     return found
 
 
@@ -295,9 +296,9 @@ def module_classes(tree: ast.Module) -> list[ast.ClassDef]:
     return out
 
 
-def defines_init(cls: ast.ClassDef) -> bool:
-    """Whether a class body defines (or assigns) its own ``__init__``."""
-    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "__init__"
-               or isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__init__"
+def defines(cls: ast.ClassDef, name: str) -> bool:
+    """Whether a class body defines (or assigns) its own ``name``."""
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name
+               or isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
                                                     for t in n.targets)
                for n in cls.body)

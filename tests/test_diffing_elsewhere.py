@@ -184,6 +184,32 @@ def test_attributes_of_self_the_class_says_hold_an_instance(tmp_path):
     assert "self.other.send(4)" in out["pkg/use.py"] and "self.client.send(8)" in out["pkg/use.py"]
 
 
+def test_objects_of_subclasses_that_inherit_the_method(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/net.py": "class Client:\n    def send(self, data):\n        return data\n",
+        "pkg/retry.py": (
+            "from pkg.net import Client\n\n\nclass Retry(Client):\n    pass\n\n\n"
+            "class Twice(Retry):\n    pass\n\n\nclass Own(Client):\n"
+            "    def send(self, data):\n        return data\n\n\n"
+            "def go(r: 'Retry', o: Own):\n    Retry().send(1); Twice().send(2); r.send(3)\n"
+            "    o.send(4)\n"),
+        "app.py": (
+            "from pkg.retry import Own, Twice\n\n\ndef go(t: Twice, o: Own):\n"
+            "    t.send(5); o.send(6)\n"),
+    })
+    out = follow(tmp_path, "pkg/net.py", "def send(self, data)", "def send(self, data, *, when)")
+    retry = out["pkg/retry.py"]
+    for n in (1, 2, 3):
+        assert f".send({n}, when=when)" in retry, n
+    assert "o.send(4)\n" in retry  # Own overrides send: its own signature
+    assert out["app.py"].endswith("    t.send(5, when=when); o.send(6)\n")
+    out = follow(tmp_path, "pkg/net.py", "def send(", "def transmit(")
+    retry = out["pkg/retry.py"]
+    assert "Retry().transmit(1); Twice().transmit(2); r.transmit(3)" in retry
+    assert "o.transmit(4)" in retry and "    def transmit(self, data):" in retry  # the override
+
+
 def test_a_module_that_binds_the_new_name_imports_it_under_the_old(tmp_path):
     project(tmp_path, {
         "lib.py": "def load(path):\n    return path\n",
