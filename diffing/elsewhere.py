@@ -4,7 +4,7 @@ Renaming a module-level function, class or variable, or changing a module-level 
 parameters (or a class's ``__init__``, class or static methods'), breaks every module that
 imports it; follow-ups inside one file (:mod:`.spans`) leave those as ``ImportError`` and
 ``TypeError`` at run time. Here an edit's *exported* changes are read from the edited file
-(:func:`exported`), and each other module's spans from its imports (:mod:`.modules`):
+(:func:`.exports.exported`), and each other module's spans from its imports (:mod:`.modules`):
 
 - ``from m import old`` → ``new`` and every use of that binding (``new as old`` where the
   module binds ``new`` itself); ``from m import old as x`` → ``new as x``, its uses stay;
@@ -21,102 +21,25 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from .callsite import call_site_spans
-from .change import find_change, separate_edits
-from .edits import ast_offset, line_starts
+from .exports import Exported, exported
 from .instances import instance_calls, instance_uses
 from .mentions import module_mentions, path_mentions
 from .modules import Denotations, imports_by_name, is_package, may_import, module_names
 from .proposal import Span
 from .scopes import Occurrence, ScopeIndex, scope_index
 from .signature import (
-    SignatureChange,
     callee_name,
     defines,
-    heirs,
     is_super_init,
     lineage,
     module_classes,
-    signature_change,
 )
-from .spans import merge_and_cap, renamed_word
+from .spans import merge_and_cap
 
-_EXPORTED_KINDS = ("def", "class", "assignment")
 _DEPTH = 4  # re-exports followed through at most this many modules
-
-
-@dataclass(frozen=True)
-class Exported:
-    """A module-level name one edit changed, as other modules import it."""
-
-    modules: tuple[str, ...]  # the dotted names of the module that binds it
-    name: str  # its name there before the edit
-    new: str | None = None  # its name after a rename
-    change: SignatureChange | None = None  # its (or its class's methods') parameters changed
-    origin: str = ""  # the module that defines it (``modules`` may re-export it)
-    member: tuple[str, str] | None = None  # a method of the class renamed: (old, new)
-
-    @property
-    def targets(self) -> set[str]:
-        return {f"{m}.{self.name}" for m in self.modules}
-
-    @property
-    def callee(self) -> set[str]:
-        """What a call's function denotes when it calls the changed def."""
-        if self.change is None:
-            return set()
-        parts = self.change.qualname.split(".")
-        if len(parts) == 1 or parts[1] == "__init__":
-            return self.targets  # ``f(…)``, or the class ``C(…)``
-        if self.instance_method:
-            return set()  # through objects of the class (:mod:`.instances`), not ``C.send``
-        return {f"{t}.{parts[1]}" for t in self.targets}  # ``C.make(…)``
-
-    @property
-    def instance_method(self) -> bool:
-        c = self.change
-        return c is not None and c.method and not c.classmethod and c.name != "__init__"
-
-
-def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported]:
-    """The changes of module-level names that the edits from ``before`` to ``after`` made.
-
-    A rename of a def, class or assigned name at the module's top level, and a changed
-    signature of a top-level function or of a top-level class's methods: ``__init__`` is
-    called as the class, class and static methods through it, instance methods through the
-    objects another module can tell are the class's (:mod:`.instances`).
-    """
-    out: list[Exported] = []
-    if not modules:  # a file no import can name (``my-script.py``)
-        return out
-    for alone in separate_edits(before, after):
-        ch = find_change(alone, after)
-        if ch is None:
-            continue
-        word = renamed_word(alone, after, ch)
-        index = scope_index(alone) if word is not None else None
-        occ = index.at(word[0]) if index is not None and word is not None else None
-        if occ is not None and word is not None and occ.binding and occ.start == word[0] \
-                and occ.key == ("name", 0, word[1]) and occ.kind in _EXPORTED_KINDS:
-            out.append(Exported(modules, word[1], word[2], origin=modules[0]))
-            continue
-        owner = _method_owner(index.tree, alone, word[0], word[1]) \
-            if occ is not None and word is not None and occ.binding and occ.kind == "def" else None
-        if owner is not None and word is not None:
-            out.append(Exported(modules, owner, origin=modules[0], member=(word[1], word[2])))
-            continue
-        change = signature_change(alone, after)
-        if change is None:
-            continue
-        parts = change.qualname.split(".")
-        if len(parts) <= 2:  # a function, or a method of a top-level class
-            out.append(Exported(modules, parts[0], None, change, modules[0]))
-        if parts[1:] == ["__init__"]:  # the module's subclasses that inherit it, as theirs
-            out += [Exported(modules, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
-                             modules[0]) for c in heirs(after, parts[0])]
-    return out
 
 
 def spans_in(text: str, module: str, package: bool, exports: list[Exported],
@@ -222,19 +145,6 @@ def _names_attribute(den: Denotations, obj: ast.expr, name: ast.expr, old: str,
             and name.end_col_offset - name.col_offset == len(old) + 2):
         return False
     return bool(set(modules) & set(den.of(obj)))
-
-
-def _method_owner(tree: ast.Module, text: str, at: int, name: str) -> str | None:
-    """The top-level class whose method ``name`` is defined at ``at`` (not a dunder)."""
-    if name.startswith("__") and name.endswith("__"):
-        return None
-    starts = line_starts(text)
-    for cls in tree.body:
-        for fn in cls.body if isinstance(cls, ast.ClassDef) else []:
-            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and fn.name == name and \
-                    text.find(name, ast_offset(text, starts, fn.lineno, fn.col_offset)) == at:
-                return cls.name
-    return None
 
 
 def _member_renamed(den: Denotations, ex: Exported) -> list[Span]:

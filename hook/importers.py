@@ -18,7 +18,8 @@ from pathlib import Path
 
 from remask.diffing.config_files import CONFIG_NAMES, is_config
 from remask.diffing.cycles import move_cycles
-from remask.diffing.elsewhere import exported, follow
+from remask.diffing.elsewhere import follow
+from remask.diffing.exports import exported
 from remask.diffing.files import SourceError, check_source
 from remask.diffing.modules import module_names
 from remask.diffing.moves import Move, moves_for, project_moves

@@ -20,7 +20,8 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from remask.diffing.elsewhere import exported, follow
+from remask.diffing.elsewhere import follow
+from remask.diffing.exports import exported
 from remask.diffing.files import SourceError, project_files, python_files, read_source
 from remask.diffing.modules import module_names
 from remask.diffing.proposal import Proposal, combine

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from remask.diffing.elsewhere import exported, project_spans
+from remask.diffing.elsewhere import project_spans
+from remask.diffing.exports import exported
 from remask.diffing.files import python_files
 from remask.diffing.modules import module_names
 from remask.diffing.proposal import TextEdit, apply_edits
