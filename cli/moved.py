@@ -1,35 +1,41 @@
-"""``remask moved OLD NEW``: the follow-ups of a module or package folder the user moved.
+"""``remask moved OLD NEW``: the follow-ups of a module or package folder moved or renamed.
 
-The user moved or renamed ``OLD`` to ``NEW`` (``git mv``, a file manager); every other Python
-file under ``--project`` (default: the current directory) that imports it, the moved
-module's own relative imports, and the config files and API docs that name it
-(:mod:`remask.diffing.config_files`) get their follow-ups (:mod:`remask.diffing.moves`),
-each shown as a diff or written with ``--write``; ``--json`` prints one object per changed
-file, one a line. No model is loaded: the move determines every new spelling.
+The user moved or renamed ``OLD`` to ``NEW`` (``git mv``, a file manager), or asks remask to:
+where ``OLD`` is still there and ``NEW`` is not, the follow-ups are shown as the move would
+need them, and ``--write`` makes the move (``git mv`` for a file git tracks) before writing
+them. Every other Python file under ``--project`` (default: the current directory) that
+imports it, the moved module's own relative imports, and the config files and API docs that
+name it (:mod:`remask.diffing.config_files`) get their follow-ups
+(:mod:`remask.diffing.moves`), each shown as a diff or written with ``--write``; ``--json``
+prints one object per changed file, one a line. An import cycle the move makes is a warning
+(:mod:`remask.diffing.cycles`). No model is loaded: the move determines every new spelling.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
 from remask.diffing.files import SourceError, project_files, python_files, read_source
-from remask.diffing.moves import moved_proposal, moves_for, project_moves
+from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
 
 from .common import fail
 from .edit_common import emit
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("moved", help="update the imports of a module or package you moved")
-    p.add_argument("old", help="where the module (.py) or package folder was")
-    p.add_argument("new", help="where it is now")
+    p = sub.add_parser("moved", help="update the imports of a module or package you move")
+    p.add_argument("old", help="where the module (.py) or package folder was (or is)")
+    p.add_argument("new", help="where it is now (or is to go: --write moves it)")
     p.add_argument("--project", metavar="DIR", default=".",
                    help="the project whose files may import it (default: .)")
-    p.add_argument("--write", action="store_true", help="replace each file (atomically)")
+    p.add_argument("--write", action="store_true",
+                   help="make the move if not made yet, and replace each file (atomically)")
     p.add_argument("--json", action="store_true", help="print one JSON object per file")
     p.set_defaults(func=run)
 
@@ -38,20 +44,55 @@ def run(args: argparse.Namespace) -> int:
     root, old, new = Path(args.project), Path(args.old), Path(args.new)
     if not root.is_dir():
         return fail("moved", f"--project {args.project}: not a directory")
-    if not new.exists():
-        return fail("moved", f"{args.new}: not found (move it first, e.g. git mv OLD NEW)")
-    if old.exists():
-        return fail("moved", f"{args.old}: still there; move it first (git mv OLD NEW)")
-    if not (new.is_dir() or new.suffix in (".py", ".pyi")):
-        return fail("moved", f"{args.new}: not a Python module or package folder")
+    if old.exists() and new.exists():
+        return fail("moved", f"{args.new}: already there, and so is {args.old}")
+    if not old.exists() and not new.exists():
+        return fail("moved", f"{args.old}: not found, nor {args.new}")
+    there = new if new.exists() else old
+    if not (there.is_dir() or there.suffix in (".py", ".pyi")):
+        return fail("moved", f"{there}: not a Python module or package folder")
+    if there.is_file() and new.suffix != there.suffix:
+        return fail("moved", f"{args.new}: a {there.suffix} module must stay one")
     outside = [a for a, p in ((args.old, old), (args.new, new))
-               if not p.resolve().is_relative_to(root.resolve())]
+               if not p.absolute().resolve().is_relative_to(root.resolve())]
     if outside:
         return fail("moved", f"{outside[0]}: outside --project {args.project}")
     moves = moves_for(old.absolute(), new.absolute(), root.absolute())
     if not moves:
         return fail("moved", f"{args.old} -> {args.new}: no import can name one of them "
                     f"under {args.project}")
+    if old.exists() and args.write:
+        why = _move(old, new)
+        if why:
+            return fail("moved", f"{args.old} -> {args.new}: not moved: {why}")
+    elif old.exists():
+        print(f"remask moved: {args.old} is not moved yet: the follow-ups its move needs "
+              "(--write moves it and writes them)", file=sys.stderr)
+    return _follow(args, root, moves, done=not old.exists())
+
+
+def _move(old: Path, new: Path) -> str | None:
+    """Move ``old`` to ``new``: ``git mv`` where git tracks it, else a rename; why not, or None."""
+    try:
+        tracked = subprocess.run(["git", "ls-files", "--error-unmatch", "--", old.name],
+                                 cwd=old.parent, capture_output=True, text=True).returncode == 0
+    except FileNotFoundError:  # no git: a plain rename
+        tracked = False
+    try:
+        new.parent.mkdir(parents=True, exist_ok=True)
+        if tracked:
+            git = subprocess.run(["git", "mv", "--", str(old.absolute()), str(new.absolute())],
+                                 cwd=old.parent, capture_output=True, text=True)
+            return (git.stderr.strip().splitlines() or ["git mv failed"])[-1] \
+                if git.returncode else None
+        os.rename(old, new)
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
+
+
+def _follow(args: argparse.Namespace, root: Path, moves: list[Move], done: bool) -> int:
+    """Show or write every file's follow-ups; warn of the import cycles the move makes."""
     files = {}
     for path in python_files(root) + project_files(root, is_config):
         try:
@@ -75,6 +116,6 @@ def run(args: argparse.Namespace) -> int:
             after[path] = proposal.text
         code = max(code, emit(args, path, files[path], proposal))
     for cycle in move_cycles(moves, {p: t for p, t in after.items() if not is_config(p)},
-                             root.absolute()):
+                             root.absolute(), done):
         print(f"remask moved: warning: {cycle.said()}", file=sys.stderr)
     return code

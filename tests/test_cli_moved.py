@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -82,11 +83,38 @@ def test_an_import_cycle_the_move_makes_is_a_warning(root, capsys):
         "defines it (an import cycle the move makes)" in err, err
 
 
+def test_a_move_not_made_yet_is_previewed_then_made(root, capsys):
+    code, out, err = run(capsys, "pkg/old.py", "pkg/sub/new.py")
+    assert code == 0 and "pkg/old.py is not moved yet" in err
+    assert "-from pkg import old\n+from pkg.sub import new\n" in out
+    assert "-from . import helpers\n+from .. import helpers\n" in out  # its own, where it was
+    assert (root / "pkg/old.py").exists() and (root / "main.py").read_text() == MAIN
+    code, _, err = run(capsys, "pkg/old.py", "pkg/sub/new.py", "--write")
+    assert code == 0, err
+    assert not (root / "pkg/old.py").exists()
+    assert (root / "pkg/sub/new.py").read_text().startswith("from .. import helpers\n")
+    assert (root / "main.py").read_text() == "from pkg.sub import new\n\nprint(new.f())\n"
+
+
+def test_a_tracked_module_is_moved_with_git_mv(root, capsys):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=root, check=True)
+    code, _, err = run(capsys, "pkg/old.py", "pkg/new.py", "--write")
+    assert code == 0, err
+    status = subprocess.run(["git", "status", "--short"], cwd=root, capture_output=True,
+                            text=True, check=True).stdout
+    assert "R  pkg/old.py -> pkg/new.py" in status  # staged as a rename; main.py unstaged
+    assert " M main.py" in status
+
+
 @pytest.mark.parametrize("old, new, says", [
-    ("pkg/old.py", "pkg/new.py", "pkg/new.py: not found (move it first"),
+    ("pkg/gone.py", "pkg/new.py", "pkg/gone.py: not found, nor pkg/new.py"),
     ("pkg/gone.py", "pkg/old.py", "nothing under . imports it (pkg.gone -> pkg.old)"),
-    ("main.py", "pkg/old.py", "main.py: still there; move it first"),
+    ("main.py", "pkg/old.py", "pkg/old.py: already there, and so is main.py"),
     ("notes.txt", "README.md", "README.md: not a Python module or package folder"),
+    ("pkg/old.py", "pkg/old.txt", "pkg/old.txt: a .py module must stay one"),
 ])
 def test_bad_input_is_one_line(root, capsys, old, new, says):
     Path("README.md").write_text("")
