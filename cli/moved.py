@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     root, old, new = Path(args.project), Path(args.old), Path(args.new)
     if not root.is_dir():
         return fail("moved", f"--project {args.project}: not a directory")
+    if old.absolute().resolve() == new.absolute().resolve():
+        return fail("moved", f"{args.old} -> {args.new}: the same path")
     if old.exists() and new.exists():
         return fail("moved", f"{args.new}: already there, and so is {args.old}")
     if not old.exists() and not new.exists():

@@ -115,6 +115,7 @@ def test_a_tracked_module_is_moved_with_git_mv(root, capsys):
     ("main.py", "pkg/old.py", "pkg/old.py: already there, and so is main.py"),
     ("notes.txt", "README.md", "README.md: not a Python module or package folder"),
     ("pkg/old.py", "pkg/old.txt", "pkg/old.txt: a .py module must stay one"),
+    ("pkg/old.py", "./pkg/old.py", "pkg/old.py -> ./pkg/old.py: the same path"),
 ])
 def test_bad_input_is_one_line(root, capsys, old, new, says):
     Path("README.md").write_text("")
