@@ -65,7 +65,9 @@ def move_cycles(moves: list[Move], files: Mapping[str, str], root: str | Path,
     out = []
     for m in moves:
         old, new = _parents(m.old), _parents(m.new)
-        starts = [*new, m.new, *(n for n in modules if m.new in program.imports(n)), *old]
+        last = m.new.rpartition(".")[2]  # an importer spells it (a quick look first)
+        starts = [*new, m.new, *(n for n, (text, _) in modules.items()
+                                 if last in text and m.new in program.imports(n)), *old]
         for start in dict.fromkeys(s for s in starts if s in modules):
             try:
                 failed = _Run(program).load(start)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .config_files import config_spans, is_config
 from .mechanical import mechanical_proposal
-from .modules import Denotations, is_package, may_import, module_names, resolve
+from .modules import Denotations, is_package, module_names, resolve
 from .proposal import Proposal, Span
 from .respell import Move, Project, move_spans, moved
 from .scopes import ScopeIndex, scope_index
@@ -70,7 +70,7 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
     (:func:`~.config_files.is_config`) get the spans of the names and paths they spell.
     """
     back = [Move(m.new, m.old) for m in moves]
-    olds = tuple(m.old for m in moves)
+    lasts = {m.old.rpartition(".")[2] for m in moves}
     seen: list[tuple[str, ScopeIndex, str, str, bool]] = []
     out: dict[str, list[Span]] = {}
     for path, text in files.items():
@@ -83,8 +83,8 @@ def project_moves(moves: list[Move], files: Mapping[str, str], root: str | Path
             continue
         now = names[0]
         before, after = moved(back, now) or now, moved(moves, now) or now
-        if before == after and not may_import(text, olds):
-            continue  # a quick look: it cannot import the module
+        if before == after and not any(last in text for last in lasts):
+            continue  # a quick look: whatever it needs respelt spells the module's name
         index = scope_index(text)
         if index is not None:  # read once, for the survey and for the spans
             seen.append((path, index, before, after, is_package(path)))
