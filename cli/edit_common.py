@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from remask.bench import checks
 from remask.diffing.proposal import Proposal
-from remask.diffing.rewriter import RewriterConfig
-from remask.infill.engine import Engine
+
+if TYPE_CHECKING:  # torch: seconds to import, and ``remask moved`` loads no model
+    from remask.diffing.rewriter import RewriterConfig
+    from remask.infill.engine import Engine
 
 from .common import UsageError, add_model_args, unified_diff, write
 
@@ -31,6 +34,8 @@ def add_rewrite_args(p: argparse.ArgumentParser) -> None:
 
 
 def rewriter_config(args: argparse.Namespace, engine: Engine) -> RewriterConfig:
+    from remask.diffing.rewriter import RewriterConfig
+
     try:
         checks.rows(args.candidates, "--candidates", 1)
     except ValueError as e:
