@@ -130,6 +130,42 @@ def _plain_string(text: str, starts: list[int], node: ast.Constant) -> int | Non
     return a if quote in ("'", '"') and text[a:b] == quote + node.value + quote else None
 
 
+def all_entries(text: str, tree: ast.Module, name: str) -> list[tuple[int, int, str]]:
+    """Edits ``(start, end, new text)`` taking ``name`` out of the lists and tuples of ``__all__``.
+
+    An entry goes with the comma after it (before it, for the last one); a tuple left with one
+    entry keeps a comma after it, so that it stays a tuple (``("x")`` is a string).
+    """
+    starts, out = line_starts(text), []
+    wanted = {id(n) for n in _all_strings(tree) if n.value == name}
+
+    def at(n: ast.expr, end: bool = False) -> int:
+        return ast_offset(text, starts, *((n.end_lineno, n.end_col_offset) if end
+                                          else (n.lineno, n.col_offset)))
+
+    for box in ast.walk(tree):
+        if not isinstance(box, ast.List | ast.Tuple):
+            continue
+        elts = box.elts
+        for i, e in enumerate(elts):
+            if id(e) not in wanted or _plain_string(text, starts, e) is None:
+                continue
+            if isinstance(box, ast.Tuple) and len(elts) == 2:
+                kept = elts[1 - i]
+                out.append((at(elts[0]), at(elts[1], True),
+                            text[at(kept):at(kept, True)] + ","))
+            elif i + 1 < len(elts):
+                out.append((at(e), at(elts[i + 1]), ""))
+            elif i:
+                out.append((at(elts[i - 1], True), at(e, True), ""))
+            else:  # the only one, and the comma a tuple or a list may have after it
+                after = at(e, True)
+                rest = text[after:].lstrip(" \t")
+                out.append((at(e), after + (len(text) - after - len(rest) + 1
+                                            if rest.startswith(",") else 0), ""))
+    return out
+
+
 def _all_strings(tree: ast.Module) -> list[ast.Constant]:
     """The strings ``__all__`` is made of, in module-level statements (``if`` blocks too)."""
     out: list[ast.Constant] = []

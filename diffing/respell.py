@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .mentions import module_mentions
+from .mentions import all_entries, module_mentions
 from .modules import Denotations, resolve
 from .proposal import Span
 from .scopes import ScopeIndex
@@ -79,7 +79,17 @@ def move_spans(index: ScopeIndex, before: str, after: str, package: bool, moves:
         if package and before == parent == new_parent and old != new:
             fix.spans += [replace(s, model=False) for s in module_mentions(text, old, new)
                           if "__all__" in s.reason]
+        elif package and before == parent != new_parent and not _binds(index, old):
+            # the submodule went to another package: ``from pkg import *`` would fail on it
+            fix.spans += [Span(a, b, "rename", f"'{old}' in __all__: {why}; no longer here",
+                               (put,), model=False)
+                          for a, b, put in all_entries(text, index.tree, old)]
     return fix.distinct()
+
+
+def _binds(index: ScopeIndex, name: str) -> bool:
+    """Whether the module binds ``name`` at its top level (an import, a def, an assignment)."""
+    return any(o.binding and o.key == ("name", 0, name) for o in index.occurrences)
 
 
 class _Fixes:

@@ -177,3 +177,27 @@ def test_a_fallback_and_a_stub_take_no_submodule_name_over(tmp_path):
     assert move(tmp_path, "pkg/fast.py", "pkg/quick.py") == {
         "pkg/__init__.py": "try:\n    from pkg import quick\nexcept ImportError:\n"
                            "    quick = None\n"}
+
+
+def test_an_all_entry_of_a_submodule_gone_to_another_package_goes(tmp_path):
+    for name, text in {
+        "pkg/__init__.py": '__all__ = ["a", "old", "b"]\n',
+        "pkg/sub/__init__.py": '__all__ = ("x",\n           "old")\n',
+        "pkg/kept/__init__.py": 'from . import old\n\n__all__ = ["old"]\n',
+        "pkg/old.py": "", "pkg/sub/old.py": "", "pkg/kept/old.py": "", "other/__init__.py": "",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+
+    def after(old: str, new: str, init: str) -> str:
+        moves = moves_for(tmp_path / old, tmp_path / new, tmp_path)
+        path = str(tmp_path / init)
+        text = (tmp_path / init).read_text()
+        spans = project_moves(moves, {path: text}, tmp_path).get(path, [])
+        return moved_proposal(text, spans, path).text if spans else text
+
+    assert after("pkg/old.py", "other/old.py", "pkg/__init__.py") == '__all__ = ["a", "b"]\n'
+    assert after("pkg/sub/old.py", "other/old.py", "pkg/sub/__init__.py") == \
+        '__all__ = ("x",)\n'
+    # a package that imports it binds the name still (as the new module, under the old name)
+    assert '__all__ = ["old"]' in after("pkg/kept/old.py", "other/old.py", "pkg/kept/__init__.py")
