@@ -10,7 +10,9 @@ are spelled again, as the move maps them (:class:`~.respell.Move`):
   ``pkg.old:main``, ``pkg.old.*``);
 - a top-level module's one-word name only where nothing else could be meant: an entry point
   (``old:main``), a dotted name under it (``old.sub``), an item of a TOML list
-  (``packages = ["old"]``) or a line of an INI value list;
+  (``packages = ["old"]``) or a line of an INI value list, but not in a list of what the
+  project needs installed (``dependencies``, ``install_requires``, tox's ``deps``: a
+  distribution that may share the name);
 - a path relative to the file's folder (``src/pkg/old.py``, ``src/pkg/old/``).
 
 In docs (``.rst``, ``.md``) only the lines that make the build read a module are touched
@@ -79,10 +81,25 @@ def _dotted(text: str, start: int, end: int, move: Move, toml: bool
                    rf"|(?P<lead>^(?!name\b)[\w.-]+[ \t]*[=:][ \t]*|^[ \t]+){word}[ \t]*$")
     out = []
     for hit in re.finditer(pattern, text[start:end], re.MULTILINE):
-        a = start + hit.start() + len(hit.groupdict().get("lead") or "")
-        b = a + len(move.old)
-        out.append((a, b, move.new, "a module's name"))
+        lead = hit.groupdict().get("lead")
+        a = start + hit.start() + len(lead or "")
+        if lead is not None and _requirements(text, a):
+            continue  # ``dependencies = ["old"]`` names a distribution, not the module
+        out.append((a, a + len(move.old), move.new, "a module's name"))
     return out
+
+
+def _requirements(text: str, at: int) -> bool:
+    """Whether the value at ``at`` lists what a project needs installed, not its modules.
+
+    Read off the key the value belongs to and its table or section (``dependencies``,
+    ``[project.optional-dependencies]``, ``install_requires``, tox's ``deps``).
+    """
+    before = text[:at]
+    keys = re.findall(r"^([\w.\-\"']+)[ \t]*[=:]", before, re.MULTILINE)
+    tables = re.findall(r"^\[+([^\]\n]+)\]", before, re.MULTILINE)
+    where = " ".join([keys[-1] if keys else "", tables[-1] if tables else ""]).lower()
+    return any(w in where for w in ("depend", "require", "deps", "extras"))
 
 
 def _paths(text: str, start: int, end: int, move: Move, folder: Path

@@ -93,6 +93,12 @@ def test_a_top_level_package_renamed_is_followed_only_where_its_word_is_the_modu
     assert read["tool"]["setuptools"]["packages"] == ["newpkg", "newpkg.sub"]
     assert read["tool"]["coverage"]["run"] == {"source": ["newpkg"],
                                                "omit": ["newpkg/_version.py", "other/pkg/x.py"]}
+    deps = ('[project]\ndependencies = [\n    "pkg",\n]\n\n[project.optional-dependencies]\n'
+            'x = ["pkg"]\n\n[build-system]\nrequires = ["pkg"]\n')
+    assert follow(tmp_path, "pkg", "newpkg", "pyproject.toml", deps) is None  # distributions
+    cfg = "[options]\ninstall_requires =\n    pkg\npackages =\n    pkg\n"
+    assert follow(tmp_path, "pkg", "newpkg", "setup.cfg", cfg) == \
+        cfg.replace("packages =\n    pkg", "packages =\n    newpkg")
     ini = "[flake8]\napplication-import-names = pkg\nname = pkg\nselect = E,pkg\n"
     assert follow(tmp_path, "pkg", "newpkg", "tox.ini", ini) == \
         ini.replace("names = pkg", "names = newpkg")
