@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from copy import copy
 from dataclasses import replace
 
 from .callsite import call_site_spans
-from .exports import Exported, exported
+from .exports import Exported, exported, star_exported
 from .instances import instance_calls, instance_uses
 from .mentions import module_mentions, path_mentions
 from .modules import Denotations, imports_by_name, is_package, may_import, module_names
@@ -65,17 +66,21 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
     spans: list[Span] = []
     onward: list[Exported] = []
     same_def: dict[tuple, list[Exported]] = {}  # a class and the subclasses inheriting it
+    unstarred = copy(den)  # for a name a star import does not bring (``_x``, not in __all__)
+    unstarred.stars = {}
     for ex in wanted:
+        seen = den if ex.starred else unstarred
         if ex.new is not None:
-            spans += _renamed(den, ex)
+            spans += _renamed(seen, ex)
         if ex.member is not None:
-            spans += _member_renamed(den, ex)
+            spans += _member_renamed(seen, ex)
         if ex.change is not None:
             same_def.setdefault((ex.origin, ex.change.line, ex.change.name), []).append(ex)
-        onward += _reexported(den, ex, names or (module,))
+        onward += _reexported(seen, ex, names or (module,))
     for group in same_def.values():
-        spans += _calls(den, group)
-        onward += _inheriting(den, group, names or (module,))
+        seen = den if group[0].starred else unstarred
+        spans += _calls(seen, group)
+        onward += _inheriting(seen, group, names or (module,))
     return _distinct(spans), onward
 
 
@@ -264,13 +269,15 @@ def _super_inits(den: Denotations, cls: ast.ClassDef) -> set[int]:
 def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[Exported]:
     """The changed name as this module's own, where it imports it at its top level."""
     out = []
+    tree = den.index.tree
     for b in den.bound:
-        if b.node not in den.index.tree.body:
+        if b.node not in tree.body:
             continue
-        if b.star and f"{b.dotted}.{ex.name}" in ex.targets:
-            out.append(replace(ex, modules=names))
+        if b.star and ex.starred and f"{b.dotted}.{ex.name}" in ex.targets:
+            out.append(replace(ex, modules=names, starred=star_exported(tree, ex.name)))
         elif not b.star and b.dotted in ex.modules:  # the module itself, under another name
-            out.append(replace(ex, modules=tuple(f"{n}.{b.local}" for n in names)))
+            out.append(replace(ex, modules=tuple(f"{n}.{b.local}" for n in names),
+                               starred=star_exported(tree, b.local)))
         elif not b.star and b.dotted in ex.targets:
             kept = b.aliased or ex.new is not None and _binds(den, ex.new)  # ``new as old``
             change = ex.change
@@ -278,7 +285,7 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
                 change = replace(change, name=b.local, qualname=b.local)
             if change is not None or ex.member is not None or not kept:
                 out.append(Exported(names, b.local, None if kept else ex.new, change,
-                                    ex.origin, ex.member))
+                                    ex.origin, ex.member, star_exported(tree, b.local)))
     return out
 
 
@@ -295,7 +302,7 @@ def _inheriting(den: Denotations, group: list[Exported], names: tuple[str, ...]
         return []
     top = module_classes(den.index.tree)
     return [Exported(names, c.name, None, replace(change, qualname=f"{c.name}.{change.name}"),
-                     group[0].origin)
+                     group[0].origin, starred=star_exported(den.index.tree, c.name))
             for c in _subclasses(den, set().union(*(ex.targets for ex in group)), change.name)
             if c in top and not defines(c, change.name)]
 
@@ -314,7 +321,8 @@ def _merged(exports: list[Exported]) -> list[Exported]:
     """
     by_key: dict[tuple, list[str]] = {}
     for ex in exports:
-        names = by_key.setdefault((ex.name, ex.new, ex.change, ex.origin, ex.member), [])
+        names = by_key.setdefault((ex.name, ex.new, ex.change, ex.origin, ex.member,
+                                   ex.starred), [])
         names += [m for m in ex.modules if m not in names]
     return [Exported(tuple(modules), *key) for key, modules in by_key.items()]
 

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, replace
 
 from .change import find_change, separate_edits
-from .edits import ast_offset, line_starts
+from .edits import ast_offset, line_starts, parse_python
 from .scopes import scope_index
 from .signature import SignatureChange, heirs, signature_change
 from .spans import renamed_word
@@ -33,6 +33,7 @@ class Exported:
     change: SignatureChange | None = None  # its (or its class's methods') parameters changed
     origin: str = ""  # the module that defines it (``modules`` may re-export it)
     member: tuple[str, str] | None = None  # a method of the class renamed: (old, new)
+    starred: bool = True  # ``from <module> import *`` brings it (:func:`star_exported`)
 
     @property
     def targets(self) -> set[str]:
@@ -54,6 +55,39 @@ class Exported:
     def instance_method(self) -> bool:
         c = self.change
         return c is not None and c.method and not c.classmethod and c.name != "__init__"
+
+
+def star_exported(tree: ast.Module, name: str) -> bool:
+    """Whether ``from m import *`` brings module-level ``name`` of the module ``tree`` is.
+
+    A literal ``__all__`` (assigned, ``+=``, ``.append``/``.extend``) lists what it brings;
+    without one, every name not starting with ``_``. An ``__all__`` built otherwise may
+    bring anything.
+    """
+    listed: set[str] = set()
+    found = False
+    for stmt in tree.body:
+        value: ast.expr | None = None
+        if isinstance(stmt, ast.Assign) and any(_is_all(t) for t in stmt.targets) or \
+                isinstance(stmt, ast.AugAssign | ast.AnnAssign) and _is_all(stmt.target):
+            value = stmt.value
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                isinstance(stmt.value.func, ast.Attribute) and _is_all(stmt.value.func.value):
+            call = stmt.value
+            value = ast.List(elts=call.args) if call.func.attr == "append" else \
+                call.args[0] if call.func.attr == "extend" and call.args else None
+        else:
+            continue
+        if not (isinstance(value, ast.List | ast.Tuple) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts)):
+            return True
+        found = True
+        listed |= {e.value for e in value.elts}
+    return name in listed if found else not name.startswith("_")
+
+
+def _is_all(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "__all__"
 
 
 def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported]:
@@ -92,7 +126,11 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
         if parts[1:] == ["__init__"]:  # the module's subclasses that inherit it, as theirs
             out += [Exported(modules, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
                              modules[0]) for c in heirs(after, parts[0])]
-    return out
+    try:  # what a star import of the module brought, before the edit
+        tree = parse_python(before)
+    except SyntaxError:
+        return out
+    return [replace(e, starred=star_exported(tree, e.name)) for e in out]
 
 
 def _method_owner(tree: ast.Module, text: str, at: int, name: str) -> str | None:

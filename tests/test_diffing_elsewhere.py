@@ -211,6 +211,22 @@ def test_objects_of_subclasses_that_inherit_the_method(tmp_path):
     assert "o.transmit(4)" in retry and "    def transmit(self, data):" in retry  # the override
 
 
+def test_a_star_import_brings_only_what_all_lists(tmp_path):
+    lib = '__all__ = ["run"]\n\n\ndef open(path):\n    return path\n\n\ndef run(a):\n    return a\n'
+    use = "from lib import *\n\nprint(open('x').read(), run(1))\n"
+    project(tmp_path, {"lib.py": lib, "use.py": use, "pkg/__init__.py": "from lib import *\n",
+                       "other.py": "from pkg import *\n\nrun(2)\n"})
+    assert follow(tmp_path, "lib.py", "def open(", "def open_file(") == {}  # the builtin
+    out = follow(tmp_path, "lib.py", "def run(a)", "def run(a, b)")
+    assert "run(1, b)" in out["use.py"] and out["other.py"] == "from pkg import *\n\nrun(2, b)\n"
+    (tmp_path / "lib.py").write_text(lib.replace('["run"]', '["run", "open"]'))
+    assert "open_file('x')" in follow(tmp_path, "lib.py", "def open(", "def open_file(")["use.py"]
+    (tmp_path / "lib.py").write_text(lib.replace('__all__ = ["run"]\n\n\n', ""))
+    (tmp_path / "use.py").write_text("from lib import *\n\nprint(_run(1))\n")
+    (tmp_path / "lib.py").write_text("def _run(a):\n    return a\n")
+    assert follow(tmp_path, "lib.py", "def _run(", "def _go(") == {}  # no __all__: not _names
+
+
 def test_a_module_that_binds_the_new_name_imports_it_under_the_old(tmp_path):
     project(tmp_path, {
         "lib.py": "def load(path):\n    return path\n",
