@@ -73,7 +73,7 @@ def move_cycles(moves: list[Move], files: Mapping[str, str], root: str | Path,
                 failed = _Run(program).load(start)
             except RecursionError:  # a chain of imports deeper than Python's stack
                 continue
-            if failed is not None and any(inside(c, m.new) for c in failed[0]):
+            if failed is not None and any(_inside(c, m.new) for c in failed[0]):
                 chain, half_run, name = failed
                 out.append(Cycle(start, chain, half_run, name))
                 break
@@ -86,7 +86,7 @@ def _parents(dotted: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def inside(name: str, top: str) -> bool:
+def _inside(name: str, top: str) -> bool:
     """Whether ``name`` is module ``top`` or under it."""
     return name == top or name.startswith(f"{top}.")
 
