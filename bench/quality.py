@@ -27,10 +27,11 @@ import torch
 from remask.diffing.files import atomic_write
 from remask.infill.data import DataConfig
 from remask.infill.engine import BUNDLED, BUNDLED_AR, Engine, load_engine
+from remask.infill.heldout import evaluate, heldout_batches
 from remask.infill.model import load_model
 from remask.infill.precision import PRECISIONS, compute_dtype
 from remask.infill.sampler import SamplerConfig
-from remask.infill.train import DEFAULT_HOME, TrainConfig, evaluate, heldout_batches
+from remask.infill.train import DEFAULT_HOME, TrainConfig
 
 from . import checks
 from .humaneval import DEFAULT_DATA, Task, load_tasks, subset
@@ -57,7 +58,8 @@ def heldout_ce(engine: Engine, model_dir: Path, corpus: Path) -> float | None:
                       data=DataConfig(**{k: (tuple(map(tuple, v)) if k == "span_kinds" else v)
                                          for k, v in saved.get("data", {}).items()}))
     objective = "diffusion" if engine.is_diffusion else "ar"
-    batches = heldout_batches(corpus, engine.tokenizer, cfg, model.cfg.shift)
+    batches = heldout_batches(corpus, engine.tokenizer, cfg.data, objective, cfg.eval_examples,
+                              model.cfg.shift)
     return evaluate(model, batches, objective)["middle_ce"]
 
 

@@ -9,7 +9,6 @@ sessions. ``export`` writes the small fp16 bundle that ships with the package.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import shutil
@@ -27,10 +26,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from safetensors.torch import load_file, save_file
 
 from .corpus import Corpus, build_corpus
-from .data import IGNORE, DataConfig, make_batch
+from .data import DataConfig
 from .grow import grow, shape_change
+from .heldout import blank_rates, evaluate, heldout_batches, heldout_id
 from .model import ModelConfig, Transformer, infill_mask, load_model, save_model
-from .objectives import loss_positions, masked_ce, weighted_ce
+from .objectives import loss_positions, weighted_ce
 from .precision import compute_dtype
 from .stream import batch_stream, to_device
 from .tokenizer import Tokenizer, train_tokenizer
@@ -163,38 +163,6 @@ def _load_optimizer(run: Path, opt: torch.optim.Optimizer, scalars: dict) -> Non
     opt.load_state_dict(sd)
 
 
-@torch.no_grad()
-def evaluate(model: Transformer, batches: list, objective: str) -> dict:
-    """Held-out middle cross-entropy per token (nats).
-
-    For AR it is the exact NLL of the middle; for diffusion the 1/t-weighted bound averaged
-    over the fixed grid of mask rates the batches were made with. Always fp32, so the curve
-    compares across machines whatever precision trained it.
-    """
-    model.eval()
-    total, count = 0.0, 0
-    for b in batches:
-        if objective == "ar":
-            logits, _ = model(b.idx, causal=True)
-            tgt = b.targets.clone()
-            pos = torch.arange(tgt.shape[1], device=tgt.device)
-            tgt[pos[None, :] < b.n_ctx[:, None]] = IGNORE  # middle only
-            ce, n = masked_ce(logits, tgt)
-            total, count = total + ce.item(), count + int(n)
-        else:
-            logits, _ = model(b.idx, mask=infill_mask(b.n_ctx, b.valid))
-            loss = weighted_ce(logits, b.targets, b.weights, b.denom)
-            n = int(b.denom.sum())
-            total, count = total + loss.item() * n, count + n
-    model.train()
-    return {"middle_ce": total / max(count, 1)}
-
-
-def heldout_id(corpus: Path) -> str:
-    """A fingerprint of the held-out set: curves compare only where it is the same."""
-    return hashlib.sha1((corpus / "heldout.txt").read_bytes()).hexdigest()[:12]
-
-
 def _heldout_changes(prior: dict, heldout: str) -> list[dict]:
     """The init's held-out changes, plus one here if its curve was taken on another set."""
     changes = list(prior.get("heldout_changes", []))
@@ -202,20 +170,6 @@ def _heldout_changes(prior: dict, heldout: str) -> list[dict]:
         changes.append({"tokens": prior.get("tokens_total", 0),
                         "why": f"held-out set {prior['heldout']} -> {heldout} (another corpus)"})
     return changes
-
-
-def heldout_batches(corpus: Path, tok: Tokenizer, cfg: TrainConfig, shift: bool) -> list:
-    """A fixed held-out set (seeded), identical across runs, so curves are comparable."""
-    held = Corpus(corpus, "heldout")
-    rng = np.random.default_rng(1234)
-    docs = [held.sample(rng) for _ in range(cfg.eval_examples)]
-    data = DataConfig(**{**asdict(cfg.data), "expand_rate": 0.0, "delete_rate": 0.0,
-                         "free_length_rate": 0.0, "uncond_rate": 0.0, "function_rate": 0.0,
-                         "span_kinds": cfg.data.span_kinds})
-    out = []
-    for i in range(0, len(docs), 16):
-        out.append(make_batch(docs[i:i + 16], tok, data, rng, cfg.objective, shift))
-    return out
 
 
 def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
@@ -284,8 +238,10 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
     rng = np.random.default_rng(cfg.seed + rank)
     if resumed and "rng" in state:
         rng.bit_generator.state = state["rng"][rank % len(state["rng"])]
-    evals = [to_device(b, device) for b in heldout_batches(corpus, tok, cfg, model_cfg.shift)
-             ] if rank == 0 else []
+    evals = _Evals(*[[to_device(b, device) for b in heldout_batches(
+        corpus, tok, cfg.data, cfg.objective, cfg.eval_examples, model_cfg.shift, lengths)]
+        if rank == 0 and (not lengths or cfg.objective == "diffusion") else []
+        for lengths in (False, True)], tok.special.delete)
     batches = batch_stream(Corpus(corpus, "train"), tok, cfg.data, cfg.objective,
                            model_cfg.shift, cfg.batch, rng, cfg.workers,
                            [cfg.seed, rank, state["step"]], device)
@@ -371,14 +327,27 @@ def _finite(model: torch.nn.Module) -> bool:
     return all(bool(torch.isfinite(p).all()) for p in model.parameters())
 
 
-def _checkpoint(run, model, ema, opt, state, rng, evals, cfg, log, info) -> None:
-    metrics = evaluate(ema, evals, cfg.objective)
+@dataclass(frozen=True)
+class _Evals:
+    """The held-out batches a checkpoint is judged on (:mod:`.heldout`); empty off rank 0."""
+
+    middle: list
+    blanks: list
+    delete: int
+
+
+def _checkpoint(run, model, ema, opt, state, rng, evals: _Evals, cfg, log, info) -> None:
+    metrics = evaluate(ema, evals.middle, cfg.objective)
+    if evals.blanks:  # what middle CE cannot see: blank answers (:mod:`.heldout`)
+        metrics |= blank_rates(ema, evals.blanks, evals.delete)
     total = state["tokens_before"] + state["tokens"]
     state["curve"].append({"tokens": total, "step": state["step"], "objective": cfg.objective,
                            **{k: round(v, 4) for k, v in metrics.items()}})
     state["rng"] = [rng.bit_generator.state]
     _save_state(run, model, ema, opt, state)
-    log(f"step {state['step']}  {info}  held-out middle CE {metrics['middle_ce']:.3f}")
+    blanks = f", content argmax <delete> {metrics['false_delete']:.2%}" \
+        if "false_delete" in metrics else ""
+    log(f"step {state['step']}  {info}  held-out middle CE {metrics['middle_ce']:.3f}{blanks}")
 
 
 def _attention(cfg: TrainConfig) -> str:

@@ -166,20 +166,17 @@ def test_free_length_canvas_hides_the_middles_length():
 def test_heldout_set_ignores_the_canvas_scheme_and_the_mix(home, data):
     """The held-out batches are the same whatever --free-length-rate or --function-rate, so
     curves stay comparable."""
-    from dataclasses import replace
 
     import torch
 
     from remask.infill.data import DataConfig
     from remask.infill.engine import BUNDLED
+    from remask.infill.heldout import heldout_batches
     from remask.infill.tokenizer import Tokenizer
-    from remask.infill.train import TrainConfig, heldout_batches
 
     tok = Tokenizer.load(BUNDLED / "tokenizer.json")
-    base = TrainConfig(objective="diffusion", eval_examples=16)
-    free = replace(base, data=DataConfig(**data))
-    a = heldout_batches(home / "corpus", tok, base, shift=True)
-    b = heldout_batches(home / "corpus", tok, free, shift=True)
+    a = heldout_batches(home / "corpus", tok, DataConfig(), "diffusion", 16, shift=True)
+    b = heldout_batches(home / "corpus", tok, DataConfig(**data), "diffusion", 16, shift=True)
     assert all(torch.equal(x.idx, y.idx) and torch.equal(x.targets, y.targets)
                for x, y in zip(a, b, strict=True))
 
@@ -290,3 +287,36 @@ def test_a_run_that_diverges_keeps_its_last_good_checkpoint(home, capsys):
     assert "no longer finite" in capsys.readouterr().err
     kept = load_file(str(run / "model.safetensors"))
     assert all(torch.equal(good[k], kept[k]) for k in good)
+
+
+def test_a_diffusion_curve_records_the_first_steps_blank_rates(home):
+    args = ["train", "--home", str(home), "--name", "blanks-d", "--objective", "diffusion", *TINY,
+            "--max-tokens", "700"]
+    assert main(args) == 0
+    point = json.loads((home / "runs" / "blanks-d" / "state.json").read_text())["curve"][-1]
+    assert 0.0 <= point["false_delete"] <= 1.0 and 0.0 <= point["missed_delete"] <= 1.0
+    assert _train(home, "blanks-ar", "--max-tokens", "700") == 0  # AR: no canvases, no deletes
+    ar = json.loads((home / "runs" / "blanks-ar" / "state.json").read_text())["curve"][-1]
+    assert "middle_ce" in ar and "false_delete" not in ar
+
+
+def test_blank_rates_see_a_model_that_answers_with_deletes(home):
+    import torch
+
+    from remask.infill.data import DataConfig
+    from remask.infill.engine import BUNDLED
+    from remask.infill.heldout import blank_rates, heldout_batches
+    from remask.infill.model import load_model
+    from remask.infill.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    model = load_model(BUNDLED)
+    batches = heldout_batches(home / "corpus", tok, DataConfig(), "diffusion", 16,
+                              model.cfg.shift, lengths=True)
+    before = blank_rates(model, batches, tok.special.delete)
+    with torch.no_grad():  # the <delete> logit lifted: a model drifting towards blanks
+        model.embed.weight[tok.special.delete] *= 1.5
+    after = blank_rates(model, batches, tok.special.delete)
+    assert after["false_delete"] > before["false_delete"] + 0.05
+    assert after["missed_delete"] <= before["missed_delete"]
+
