@@ -36,8 +36,10 @@ class Reach:
     spans: dict[str, list[Span]] = field(default_factory=dict)  # path → its follow-ups
     origins: dict[str, list[str]] = field(default_factory=dict)  # path → why, as said
     unstaged: dict[str, StagedFile] = field(default_factory=dict)  # read from the index
+    moved: set[Span] = field(default_factory=set)  # the spans a moved module needs
 
-    def take(self, path: str, spans: list[Span], kinds: frozenset[str], origin: str) -> None:
+    def take(self, path: str, spans: list[Span], kinds: frozenset[str], origin: str,
+             move: bool = False) -> None:
         """Add ``path``'s spans of ``kinds`` that overlap none it has, and why it has them."""
         taken = self.spans.setdefault(path, [])
         new = [s for s in spans if s.kind in kinds and not any(
@@ -45,6 +47,8 @@ class Reach:
         if new:
             taken += new
             self.origins.setdefault(path, []).append(origin)
+            if move:
+                self.moved.update(new)
 
 
 def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset[str],
@@ -95,7 +99,7 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
             if len(pairs) == 1 else f"the moves of {len(pairs)} files"
         found = project_moves(moves, {str(root / p): t for p, t in texts.items()}, root)
         for other, got in found.items():
-            reach.take(Path(other).relative_to(root).as_posix(), got, kinds, why)
+            reach.take(Path(other).relative_to(root).as_posix(), got, kinds, why, move=True)
     reach.spans = {p: s for p, s in reach.spans.items() if s}
     reach.unstaged = {p: f for p, f in read.items() if p in reach.spans}
     return reach

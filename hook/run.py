@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from remask.diffing.config_files import is_config
 from remask.diffing.files import ChangedOnDisk, SourceError, atomic_write, check_source
 from remask.diffing.mechanical import mechanical_proposals
+from remask.diffing.moves import moved_proposal
 from remask.diffing.proposal import Proposal, Span, TextEdit, apply_edits
 from remask.diffing.spans import affected_spans
 
@@ -186,7 +187,11 @@ def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: b
     if not index and not dry_run and not worktree_matches(repo, staged):
         return Outcome(staged.path, _UNSTASHED)  # nothing could be written: spare the model
     proposals = rewriter.propose(before, after, staged.path) if own else []
-    proposals += rewriter.propose_elsewhere(after, elsewhere, staged.path)
+    moved = [s for s in elsewhere if s in reach.moved]  # said as the CLI says them
+    rest = [s for s in elsewhere if s not in reach.moved]
+    proposals += rewriter.propose_elsewhere(after, rest, staged.path) if rest else []
+    if moved and (p := moved_proposal(after, moved, staged.path)) is not None:
+        proposals.append(p)
     new, applied = _combine(after, proposals)
     if not applied:
         return Outcome(staged.path, "nothing to do")

@@ -103,7 +103,8 @@ def test_a_moved_module_updates_its_importers_without_a_model(repo, capsys) -> N
     assert repo.staged("main.py").decode() == \
         "from pkg.sub import core\n\nprint(core.total([1], scale=3))\n"
     assert repo.read("main.py").decode() == MAIN + "# unstaged work\n"
-    assert "pkg/use.py: Rename 1 reference (line 1), following the move of pkg/lib.py to " \
+    assert "pkg/use.py: Update 1 reference to the moved module (line 1), following the move " \
+        "of pkg/lib.py to " \
         "pkg/sub/core.py (this file was not staged)" in out, out
     assert main(["hook", "run"]) == 0
 
@@ -125,7 +126,8 @@ def test_a_moved_module_updates_the_config_and_docs_naming_it(repo, capsys) -> N
         ".. automodule:: pkg.core\n\nWhy pkg.lib is slow.\n"
     assert repo.staged("CHANGES.md").decode() == "pkg.lib is new\n"
     out = capsys.readouterr().out
-    assert "pyproject.toml: Rename 2 references (lines 5, 8), following the move of " \
+    assert "pyproject.toml: Update 2 references to the moved module (lines 5, 8), following " \
+        "the move of " \
         "pkg/lib.py to pkg/core.py (this file was not staged)" in out, out
     assert main(["hook", "run"]) == 0
 
