@@ -21,7 +21,7 @@ from pathlib import Path
 
 from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
-from remask.diffing.files import SourceError, project_files, python_files, read_source
+from remask.diffing.files import SourceError, is_python, project_files, read_source
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
 
 from .common import fail
@@ -96,7 +96,7 @@ def _move(old: Path, new: Path) -> str | None:
 def _follow(args: argparse.Namespace, root: Path, moves: list[Move], done: bool) -> int:
     """Show or write every file's follow-ups; warn of the import cycles the move makes."""
     files = {}
-    for path in python_files(root) + project_files(root, is_config):
+    for path in project_files(root, lambda n: is_python(n) or is_config(n)):
         try:
             files[str(path)] = read_source(path)
         except SourceError as e:

@@ -27,7 +27,7 @@ import configparser
 import os
 import re
 import tomllib
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from .proposal import Span
 from .respell import Move
@@ -45,7 +45,7 @@ _DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+(?:auto\w+|currentmodule|module)::|:::)[
 
 def is_config(path: str | Path) -> bool:
     """Whether ``path`` is a file whose module names :func:`config_spans` reads."""
-    name = PurePosixPath(Path(path).as_posix()).name
+    name = Path(path).name
     return name in CONFIG_NAMES or name.endswith(_DOCS)
 
 
@@ -58,8 +58,9 @@ def config_spans(text: str, path: str | Path, moves: list[Move]) -> list[Span]:
     found: dict[int, Span] = {}
     for start, end in regions:
         for m in moves:
-            for a, b, new, what in _dotted(text, start, end, m, toml=str(path).endswith(".toml")):
-                found.setdefault(a, Span(a, b, "rename", f"{what}: {why}", (new,), model=False))
+            for a, b in _dotted(text, start, end, m, toml=str(path).endswith(".toml")):
+                found.setdefault(a, Span(a, b, "rename", f"a module's name: {why}", (m.new,),
+                                         model=False))
             if docs:
                 continue
             for a, b, new in _paths(text, start, end, m, folder):
@@ -67,9 +68,8 @@ def config_spans(text: str, path: str | Path, moves: list[Move]) -> list[Span]:
     return [found[a] for a in sorted(found)]
 
 
-def _dotted(text: str, start: int, end: int, move: Move, toml: bool
-            ) -> list[tuple[int, int, str, str]]:
-    """``(start, end, new text, what)`` of each dotted name of ``move.old`` or under it."""
+def _dotted(text: str, start: int, end: int, move: Move, toml: bool) -> list[tuple[int, int]]:
+    """``(start, end)`` of each dotted name of ``move.old`` or under it (its old part)."""
     word = re.escape(move.old)
     if "." in move.old:
         pattern = rf"(?<![\w./-]){word}(?![\w-])"
@@ -85,7 +85,7 @@ def _dotted(text: str, start: int, end: int, move: Move, toml: bool
         a = start + hit.start() + len(lead or "")
         if lead is not None and _requirements(text, a):
             continue  # ``dependencies = ["old"]`` names a distribution, not the module
-        out.append((a, a + len(move.old), move.new, "a module's name"))
+        out.append((a, a + len(move.old)))
     return out
 
 

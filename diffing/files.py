@@ -110,9 +110,14 @@ def _current(path: Path) -> str | None:
 _NOT_SOURCE = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
 
 
+def is_python(name: str) -> bool:
+    """Whether a file name is a Python module's or stub's."""
+    return name.endswith((".py", ".pyi"))
+
+
 def python_files(root: str | Path, limit: int | None = None) -> list[Path]:
     """The project's Python files under ``root`` (the first ``limit``), for other modules."""
-    return project_files(root, lambda name: name.endswith((".py", ".pyi")), limit)
+    return project_files(root, is_python, limit)
 
 
 def project_files(root: str | Path, wanted: Callable[[str], bool],

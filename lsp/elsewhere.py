@@ -22,7 +22,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from remask.diffing.elsewhere import follow
 from remask.diffing.exports import exported
-from remask.diffing.files import SourceError, project_files, python_files, read_source
+from remask.diffing.files import SourceError, is_python, project_files, read_source
 from remask.diffing.modules import module_names
 from remask.diffing.proposal import Proposal, combine
 
@@ -65,14 +65,12 @@ class DiskFiles:
             self._cache[path] = hit = (key, text)
         return hit[1]
 
-    def under(self, roots: list[str], wanted: Callable[[str], bool] | None = None
+    def under(self, roots: list[str], wanted: Callable[[str], bool] = is_python
               ) -> dict[str, str]:
-        """The Python files under ``roots`` (the files whose names are ``wanted``), by path."""
+        """The files under ``roots`` whose names are ``wanted`` (Python's), by path."""
         out: dict[str, str] = {}
         for root in roots:
-            found = python_files(root, MAX_FILES) if wanted is None else \
-                project_files(root, wanted, MAX_FILES)
-            for path in found:
+            for path in project_files(root, wanted, MAX_FILES):
                 text = self.read(str(path))
                 if text is not None:
                     out[str(path)] = text

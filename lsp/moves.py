@@ -20,6 +20,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
+from remask.diffing.files import is_python
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
 
 from . import convert
@@ -53,8 +54,7 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
     for root, moves in by_root.items():
         if not moves:
             continue
-        disk = await asyncio.to_thread(DISK.under, [root])
-        disk |= await asyncio.to_thread(DISK.under, [root], is_config)
+        disk = await asyncio.to_thread(DISK.under, [root], lambda n: is_python(n) or is_config(n))
         files = {p: (from_fs_path(p) or p, None, t) for p, t in disk.items()}
         files |= {p: f for p, f in opened.items() if Path(p).is_relative_to(root)}
         found = await asyncio.to_thread(project_moves, moves, {p: f[2] for p, f in files.items()},

@@ -135,3 +135,12 @@ def test_a_name_no_import_can_spell(root, capsys):
     assert code == 0, err  # the package folder as the project: pkg/new.py is new there
     code, _, err = run(capsys, "../elsewhere.py", "pkg/new.py")
     assert code == 2 and "../elsewhere.py: outside --project ." in err
+
+
+def test_remask_moved_loads_no_torch():
+    """No model is loaded for a move, so importing torch (seconds) is pure start-up cost."""
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", "import sys, remask.cli.moved; "
+                          "print('torch' in sys.modules)"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "False", run.stderr
