@@ -32,12 +32,12 @@ from pathlib import Path
 from .proposal import Span
 from .respell import Move
 
-__all__ = ["CONFIG_NAMES", "config_spans", "is_config", "well_formed"]
+__all__ = ["CONFIG_NAMES", "DOC_SUFFIXES", "config_spans", "is_config", "well_formed"]
 
 # files that name modules and are read when the project is built, installed, tested or linted
 CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "mypy.ini",
                           ".coveragerc", ".flake8"})
-_DOCS = (".rst", ".md")
+DOC_SUFFIXES = (".rst", ".md")  # API docs: only their directive lines are read
 # the lines of docs that make the build import a module
 _DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+(?:auto\w+|currentmodule|module)::|:::)[^\n]*$",
                         re.MULTILINE)
@@ -46,13 +46,13 @@ _DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+(?:auto\w+|currentmodule|module)::|:::)[
 def is_config(path: str | Path) -> bool:
     """Whether ``path`` is a file whose module names :func:`config_spans` reads."""
     name = Path(path).name
-    return name in CONFIG_NAMES or name.endswith(_DOCS)
+    return name in CONFIG_NAMES or name.endswith(DOC_SUFFIXES)
 
 
 def config_spans(text: str, path: str | Path, moves: list[Move]) -> list[Span]:
     """The spans of the config or docs file at ``path`` that name a module of ``moves``."""
     folder = Path(path).absolute().parent
-    docs = Path(path).name.endswith(_DOCS)
+    docs = Path(path).name.endswith(DOC_SUFFIXES)
     regions = [m.span() for m in _DIRECTIVE.finditer(text)] if docs else [(0, len(text))]
     why = ", ".join(f"{m.old} moved to {m.new}" for m in moves)
     found: dict[int, Span] = {}

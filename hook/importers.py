@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from remask.diffing.config_files import CONFIG_NAMES, is_config
+from remask.diffing.config_files import CONFIG_NAMES, DOC_SUFFIXES, is_config
 from remask.diffing.cycles import move_cycles
 from remask.diffing.elsewhere import follow
 from remask.diffing.exports import exported
@@ -163,7 +163,7 @@ def _naming(repo: Repo, moves: list[Move], root: Path) -> set[str]:
     patterns = [a for w in sorted(words) for a in ("-e", w)]
     try:
         out = repo.text("grep", "--cached", "-l", "-z", "-w", "-F", *patterns, "--",
-                        *(f"*{n}" for n in sorted(CONFIG_NAMES)), "*.rst", "*.md")
+                        *(f"*{n}" for n in (*sorted(CONFIG_NAMES), *DOC_SUFFIXES)))
     except GitError:
         return set()
     return {p for p in out.split("\0") if p and is_config(p)}

@@ -4,10 +4,11 @@ Editors ask the server before renaming files (``workspace/willRenameFiles``: VS 
 explorer, Neovim's ``vim.lsp.util.rename``) and apply the workspace edit it answers before
 the rename. remask answers with every import, dotted reference and string the move breaks,
 in open documents (at the version they hold) and in the workspace's files on disk, the
-config files and API docs that name it, and the moved module's own relative imports
-(:mod:`remask.diffing.moves`). No model: the move determines each new spelling. Each
-document that takes the edit settles there (its change is no edit of the user's to follow
-up). An import cycle the move makes (:mod:`remask.diffing.cycles`) is shown as a warning.
+config files and API docs that name it (open ones at their versions: :func:`synced_configs`),
+and the moved module's own relative imports (:mod:`remask.diffing.moves`). No model: the move
+determines each new spelling. Each document that takes the edit settles there (its change is
+no edit of the user's to follow up). An import cycle the move makes
+(:mod:`remask.diffing.cycles`) is shown as a warning.
 """
 
 from __future__ import annotations
@@ -36,6 +37,22 @@ FILTERS = types.FileOperationRegistrationOptions(filters=[
 ])
 
 
+def synced_configs(ls: RemaskServer) -> dict[str, tuple[str, int, str]]:
+    """Config files and docs the editor has open: their buffers, at the versions they hold.
+
+    The clients sync these too (``editors/``), though remask serves nothing in them, so that
+    an edit to a ``pyproject.toml`` with unsaved changes is computed on what the user sees
+    and carries its version: the editor refuses it once the buffer moves on, where an
+    unversioned edit computed on the disk's text would land at the wrong offsets.
+    """
+    found = {}
+    for uri, doc in list(ls.workspace.text_documents.items()):
+        path = to_fs_path(uri)
+        if path and is_config(path) and doc.version is not None:
+            found[path] = (uri, doc.version, doc.source)
+    return found
+
+
 async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
                       ) -> types.WorkspaceEdit | None:
     """The workspace edit that keeps every import working through ``renames``; None: none."""
@@ -50,6 +67,7 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
         by_root.setdefault(root, []).extend(moves_for(old, new, root))
     opened = {s.path: (s.uri, s.version, ls.workspace.get_text_document(s.uri).source)
               for s in ls.docs.all() if s.path and not s.refused}
+    opened |= synced_configs(ls)
     changes = []
     for root, moves in by_root.items():
         if not moves:

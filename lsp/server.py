@@ -211,6 +211,8 @@ def did_change(ls: RemaskServer, params: types.DidChangeTextDocumentParams) -> N
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: RemaskServer, params: types.DidCloseTextDocumentParams) -> None:
+    if ls.docs.get(params.text_document.uri) is None:
+        return  # a config file synced for its version (:mod:`.moves`): nothing was served
     ls.docs.close(params.text_document.uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
         uri=params.text_document.uri, diagnostics=[]))

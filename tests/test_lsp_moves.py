@@ -6,6 +6,9 @@ as VS Code's explorer does, and applies the answer before it renames.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 import pytest_lsp
 from lsp_support import (
@@ -19,6 +22,8 @@ from lsp_support import (
 )
 from lsprotocol import types
 from pygls.uris import from_fs_path
+
+from remask.diffing.config_files import CONFIG_NAMES, DOC_SUFFIXES
 
 OLD = "from . import helpers\n\n\ndef f():\n    return helpers\n"
 USE = "from .old import f\n\nprint(f())\n"
@@ -91,6 +96,29 @@ async def test_renaming_a_module_edits_its_importers_first(client, project):
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_an_open_config_file_is_edited_as_its_buffer_holds_it(client, project):
+    # unsaved lines above the entry point: an edit computed on the disk's text would land
+    # two lines too high; computed on the buffer, it carries the buffer's version
+    toml = from_fs_path(str(project / "pyproject.toml"))
+    buffer = '[tool.unsaved]\nx = 1\n' + TOML
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=toml, language_id="toml", version=7, text=buffer)))
+    try:
+        edit = await will_rename(client, project, "pkg/old.py", "pkg/renamed.py")
+        docs = {d.text_document.uri: d for d in edit.document_changes}
+        assert docs[toml].text_document.version == 7
+        assert apply(buffer, docs[toml].edits) == buffer.replace("pkg.old", "pkg.renamed")
+        assert not [p for p in client.published if p.uri == toml]  # synced, not served
+    finally:
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            types.TextDocumentIdentifier(toml)))
+    edit = await will_rename(client, project, "pkg/old.py", "pkg/renamed.py")
+    closed = [d for d in edit.document_changes if d.text_document.uri == toml][0]
+    assert closed.text_document.version is None  # closed: the disk's text again
+    assert apply(TOML, closed.edits) == TOML.replace("pkg.old", "pkg.renamed")
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_rename_nothing_imports_needs_no_edit(client, project):
     assert await will_rename(client, project, "pkg/helpers.py", "pkg/help.py") is not None
     assert await will_rename(client, project, "main.py", "app.py") is None
@@ -108,3 +136,15 @@ async def test_an_import_cycle_the_move_makes_is_shown_as_a_warning(client, proj
     assert said.message.startswith("remask: importing cyc first may now fail: cyc -> "
                                    "cyc.converters -> cyc.preconf.fns -> cyc.preconf")
 
+
+
+def test_both_editors_sync_every_config_file_a_move_edits():
+    """The clients name the files for the server to see (a drift would edit unversioned)."""
+    root = Path(__file__).resolve().parent.parent
+    for client in ("editors/vscode/src/extension.ts", "editors/nvim/lua/remask/init.lua"):
+        source = (root / client).read_text()
+        listed = re.search(r"CONFIG_NAMES = [\[{]([^\]}]*)[\]}]", source)
+        assert listed is not None, client
+        assert set(re.findall(r'"([^"]+)"', listed[1])) == CONFIG_NAMES, client
+        assert "rst" in source and "md" in source
+    assert DOC_SUFFIXES == (".rst", ".md")  # the clients' *.{rst,md}

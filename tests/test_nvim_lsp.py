@@ -183,12 +183,14 @@ def test_live_text_goes_when_the_buffer_changes_or_steps_stop(nvim):
 
 @pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
 def test_setup_again_replaces_the_first_setups_options(nvim):
+    autocmds = "return #vim.api.nvim_get_autocmds({ group = 'remask' })"
+    once = nvim.lua(autocmds)
     nvim.lua("require('remask').setup({ settings = { spanCap = 80 }, live = true }) "
              "require('remask').setup({ live = false })")
     assert nvim.lua("return vim.lsp.config.remask.init_options") == {}
     nvim.lua("vim.api.nvim_win_set_cursor(0, { 5, 0 })")
     assert nvim.lua(LIVE, "x = ░", 1, False) == []  # live = false: nothing shown
-    assert nvim.lua("return #vim.api.nvim_get_autocmds({ group = 'remask.live' })") == 2
+    assert nvim.lua(autocmds) == once > 0  # setup() again adds no second set
 
 
 @pytest.mark.parametrize("nvim", [SOURCE], indirect=True)
@@ -237,3 +239,43 @@ def test_remask_move_updates_the_imports_then_renames_the_file(nvim, tmp_path):
                     str(tmp_path / "main.py"))
     assert main == "import lib.sample\n\nprint(lib.sample.f())"  # loaded, edited, not saved
     assert (tmp_path / "main.py").read_text() == "import example\n\nprint(example.f())\n"
+
+
+@pytest.mark.parametrize("nvim", ["def f():\n    return 1\n"], indirect=True)
+def test_remask_move_edits_an_unsaved_config_buffer_where_its_text_is(nvim, tmp_path):
+    toml = '[project.scripts]\ntool = "example:f"\n'
+    (tmp_path / "pyproject.toml").write_text(toml)
+    nvim.attached()
+    # opened after the server started, then changed and not saved: the move's edit must be
+    # computed on the buffer (two lines lower than on disk) and carry its version
+    nvim.lua("vim.cmd('edit ' .. ...) vim.api.nvim_buf_set_lines(0, 0, 0, true, "
+             "{ '[tool.unsaved]', 'x = 1' }) vim.cmd('buffer example.py')",
+             str(tmp_path / "pyproject.toml"))
+    bufnr = nvim.lua("return vim.fn.bufnr(...)", str(tmp_path / "pyproject.toml"))
+    nvim.wait(f"return #vim.lsp.get_clients({{ bufnr = {bufnr}, name = 'remask' }}) == 1")
+    nvim.lua("vim.cmd('RemaskMove ' .. ...)", str(tmp_path / "lib" / "sample.py"))
+    nvim.wait("return vim.api.nvim_buf_get_name(0):match('lib/sample.py$') ~= nil")
+    text = nvim.lua("return table.concat(vim.api.nvim_buf_get_lines(..., 0, -1, true), '\\n')",
+                    bufnr)
+    assert text == '[tool.unsaved]\nx = 1\n[project.scripts]\ntool = "lib.sample:f"'
+    assert (tmp_path / "pyproject.toml").read_text() == toml  # the user's to save
+    assert nvim.lua("return vim.b[...].remask_inline", bufnr) is None
+
+
+def test_a_config_file_alone_starts_no_server_and_is_synced_once_one_runs(tmp_path):
+    (tmp_path / "example.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "setup.cfg").write_text("[options]\npy_modules = example\n")
+    editor = Nvim(tmp_path, tmp_path / "setup.cfg")
+    try:
+        editor.lua("vim.cmd('sleep 500m')")
+        assert editor.lua("return #vim.lsp.get_clients({ name = 'remask' })") == 0
+        editor.lua("vim.cmd('edit example.py')")
+        editor.attached()
+        cfg = editor.lua("return vim.fn.bufnr(...)", str(tmp_path / "setup.cfg"))
+        editor.wait(f"return #vim.lsp.get_clients({{ bufnr = {cfg}, name = 'remask' }}) == 1")
+        # a FileType event for it later (:edit reloads it) keeps it attached
+        editor.lua("vim.cmd('buffer ' .. ...) vim.cmd('edit')", cfg)
+        editor.wait(f"return #vim.lsp.get_clients({{ bufnr = {cfg}, name = 'remask' }}) == 1")
+        assert editor.lua("return #vim.lsp.get_clients({ name = 'remask' })") == 1
+    finally:
+        editor.close()

@@ -32,6 +32,10 @@ import {
 import { IDLE, idleAfter, isDenoiseStep, StatusView, stepView } from "./status";
 
 const SECTION = "remask";
+/** The config files a module move edits, as `remask.diffing.config_files` names them. */
+export const CONFIG_NAMES = [
+  "pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "mypy.ini", ".coveragerc", ".flake8",
+];
 const DENOISE_STEP = "remask/denoiseStep";
 /** How long to wait for the Python extension before starting without it. */
 const PYTHON_WAIT_MS = 15_000;
@@ -39,11 +43,16 @@ const PYTHON_WAIT_MS = 15_000;
 /**
  * Python files on disk and unsaved ones. Not every `python` document: a diff's `git:` side, a
  * chat's code block or a virtual file system's copy would each get hints and denoising of
- * their own, on text nobody edits.
+ * their own, on text nobody edits. Then the config files and API docs a module move edits
+ * (`remask.diffing.config_files`): the server serves nothing in them, but synced, it computes
+ * a move's edit on the buffer and versions it, so an unsaved one is never edited at offsets
+ * read from disk.
  */
 export const DOCUMENT_SELECTOR: DocumentSelector = [
   { scheme: "file", language: "python" },
   { scheme: "untitled", language: "python" },
+  { scheme: "file", pattern: `**/{${CONFIG_NAMES.join(",")}}` },
+  { scheme: "file", pattern: "**/*.{rst,md}" },
 ];
 
 let client: LanguageClient | undefined;

@@ -6,7 +6,8 @@
 ---                  of the line) and apply it; works without Neovim 0.12's inline completion
 ---   :RemaskRepair  apply the "Repair statement" quick fix for the current line (or a range)
 ---   :RemaskMove {path}  move or rename the buffer's module, first updating every import of
----                  it the server finds (Neovim 0.11's own rename asks no server)
+---                  it the server finds (Neovim 0.11's own rename asks no server), and the
+---                  config files naming it, open ones in their buffers at their versions
 --- and, with `live = true`, the provisional text of each denoising step (`remask/denoiseStep`)
 --- as virtual text at the end of the cursor's line.
 local M = {}
@@ -14,7 +15,7 @@ local M = {}
 local NAME = "remask"
 local INVOKED = 1 -- InlineCompletionTriggerKind.Invoked (LSP 3.18; not in Neovim 0.11's tables)
 local live_ns = vim.api.nvim_create_namespace("remask.live")
-local group = vim.api.nvim_create_augroup("remask.live", { clear = true })
+local group = vim.api.nvim_create_augroup("remask", { clear = true })
 -- A job cancelled as stale (the user typed on) sends no last step: the text it showed goes
 -- when the buffer changes, or when no step has come for this long (they come every 40 ms).
 M.live_stale_ms = 5000
@@ -55,6 +56,43 @@ end
 --- @return vim.lsp.Client?
 local function client_for(bufnr)
   return vim.lsp.get_clients({ bufnr = bufnr, name = NAME })[1]
+end
+
+-- The config files and API docs a module move edits (remask.diffing.config_files), and the
+-- filetypes Neovim gives them (.flake8 has none: attached by hand, no FileType detaches it).
+-- They are synced to a running server, which serves nothing in them, so that it computes a
+-- move's edit on the buffer and versions it: an unsaved buffer is never edited at offsets
+-- read from disk.
+local CONFIG_NAMES = {
+  "pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "mypy.ini", ".coveragerc", ".flake8",
+}
+local CONFIG_FILETYPES = { "toml", "dosini", "cfg", "rst", "markdown" }
+
+local function is_config(name)
+  local tail = vim.fs.basename(name)
+  return vim.tbl_contains(CONFIG_NAMES, tail) or tail:match("%.rst$") ~= nil
+    or tail:match("%.md$") ~= nil
+end
+
+--- The running server whose folder holds the file `name`, if any: a config file alone
+--- starts no server.
+local function serving(name)
+  for _, client in ipairs(vim.lsp.get_clients({ name = NAME })) do
+    if client.root_dir and vim.startswith(name, client.root_dir .. "/") then
+      return client
+    end
+  end
+end
+
+--- Attach `client` to the loaded config buffers in its folder opened before it started.
+local function sync_configs(client)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if vim.api.nvim_buf_is_loaded(b) and is_config(name) and serving(name) == client
+      and not vim.lsp.buf_is_attached(b, client.id) then
+      vim.lsp.buf_attach_client(b, client.id)
+    end
+  end
 end
 
 --- `remask/denoiseStep`: show the span's provisional text while it is denoised, then clear it.
@@ -203,13 +241,15 @@ function M.setup(opts)
   set_init_options()
   vim.lsp.config(NAME, {
     cmd = opts.cmd,
-    filetypes = opts.filetypes,
+    filetypes = vim.list_extend(vim.deepcopy(opts.filetypes), CONFIG_FILETYPES),
     -- a buffer with no name has no file: Neovim would send every one as file://, where two
     -- scratch buffers would be one document to the server
     root_dir = function(bufnr, on_dir)
       local name = vim.api.nvim_buf_get_name(bufnr)
-      if name ~= "" then
+      if name ~= "" and vim.tbl_contains(opts.filetypes, vim.bo[bufnr].filetype) then
         on_dir(vim.fs.root(bufnr, opts.root_markers) or vim.fs.dirname(name))
+      elseif is_config(name) and serving(name) then
+        on_dir(serving(name).root_dir)
       end
     end,
     -- always set: a second setup() with live = false must replace the first one's handler
@@ -217,10 +257,14 @@ function M.setup(opts)
     -- :RemaskMove asks before renaming; the server offers it to clients that say they ask
     capabilities = { workspace = { fileOperations = { willRename = true } } },
     on_attach = function(client, bufnr)
+      if is_config(vim.api.nvim_buf_get_name(bufnr)) then
+        return -- synced for a move's versioned edits only
+      end
       -- Neovim 0.12's ghost-text inline completion; on 0.11 :RemaskFill does the same on demand
       if opts.inline_completion and vim.lsp.inline_completion then
         enable_inline_completion(client, bufnr)
       end
+      sync_configs(client) -- those opened before the server started
     end,
   })
   vim.lsp.enable(NAME)

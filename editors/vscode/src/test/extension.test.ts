@@ -291,11 +291,16 @@ test("a setting changed while the server starts reaches it", async () => {
   }
 });
 
-test("only Python files and unsaved Python documents are sent to the server", async () => {
+test("Python files, unsaved Python documents and the config files a move edits are synced", async () => {
   ext = await activate();
   assert.deepEqual(clients[0].clientOptions.documentSelector, [
     { scheme: "file", language: "python" },
     { scheme: "untitled", language: "python" },
+    {
+      scheme: "file",
+      pattern: "**/{pyproject.toml,setup.cfg,tox.ini,pytest.ini,mypy.ini,.coveragerc,.flake8}",
+    },
+    { scheme: "file", pattern: "**/*.{rst,md}" },
   ]);
 });
 
