@@ -23,6 +23,7 @@ from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
 from remask.diffing.files import SourceError, is_python, project_files, read_source
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
+from remask.diffing.symbol_moves import defined, defines, symbol_move
 
 from .common import fail
 from .edit_common import emit
@@ -30,8 +31,10 @@ from .edit_common import emit
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("moved", help="update the imports of a module or package you move")
-    p.add_argument("old", help="where the module (.py) or package folder was (or is)")
-    p.add_argument("new", help="where it is now (or is to go: --write moves it)")
+    p.add_argument("old", help="where the module (.py) or package folder was (or is); "
+                   "FILE.py::NAME: a def or class you moved out of that module")
+    p.add_argument("new", help="where it is now (or is to go: --write moves it); the module "
+                   "the def or class went to")
     p.add_argument("--project", metavar="DIR", default=".",
                    help="the project whose files may import it (default: .)")
     p.add_argument("--write", action="store_true",
@@ -44,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     root, old, new = Path(args.project), Path(args.old), Path(args.new)
     if not root.is_dir():
         return fail("moved", f"--project {args.project}: not a directory")
+    if "::" in args.old:
+        return _symbol(args, root)
     if old.absolute().resolve() == new.absolute().resolve():
         return fail("moved", f"{args.old} -> {args.new}: the same path")
     if old.exists() and new.exists():
@@ -71,6 +76,44 @@ def run(args: argparse.Namespace) -> int:
         print(f"remask moved: {args.old} is not moved yet: the follow-ups its move needs "
               "(--write moves it and writes them)", file=sys.stderr)
     return _follow(args, root, moves, done=not old.exists())
+
+
+def _symbol(args: argparse.Namespace, root: Path) -> int:
+    """``OLD.py::name NEW.py``: a def or class the user moved; its importers' follow-ups."""
+    old_file, _, name = args.old.partition("::")
+    new_file, _, new_name = args.new.partition("::")
+    if new_name and new_name != name:
+        return fail("moved", f"{args.new}: a moved {name} keeps its name (a rename is an "
+                    "edit remask follows in the editor or the hook)")
+    texts = {}
+    for f in (old_file, new_file):
+        path = Path(f)
+        if path.suffix != ".py" or not path.is_file():
+            return fail("moved", f"{f}: not a Python module")
+        if not path.absolute().resolve().is_relative_to(root.resolve()):
+            return fail("moved", f"{f}: outside --project {args.project}")
+        try:
+            texts[f] = read_source(path)
+        except SourceError as e:
+            return fail("moved", str(e))
+    if Path(old_file).absolute().resolve() == Path(new_file).absolute().resolve():
+        return fail("moved", f"{old_file} -> {new_file}: the same module")
+    if name not in (defined(texts[new_file]) or set()):
+        return fail("moved", f"{new_file} does not define {name}: move it there first "
+                    "(remask updates its importers, not the code)")
+    if name in defines(texts[old_file]):
+        return fail("moved", f"{old_file} still defines {name}: move it to {new_file} first "
+                    "(remask updates its importers, not the code)")
+    if name in (defined(texts[old_file]) or set()):
+        print(f"remask moved: {old_file} still binds {name} (a re-export?): its importers "
+              "work as they are; nothing to update", file=sys.stderr)
+        return 0
+    move = symbol_move(Path(old_file).absolute(), Path(new_file).absolute(), name,
+                       root.absolute())
+    if move is None:
+        return fail("moved", f"{args.old} -> {new_file}: no import can name one of them "
+                    f"under {args.project}")
+    return _follow(args, root, [move], done=True)
 
 
 def _move(old: Path, new: Path) -> str | None:
@@ -110,13 +153,16 @@ def _follow(args: argparse.Namespace, root: Path, moves: list[Move], done: bool)
     code = 0
     after = dict(files)
     for path, spans in sorted(found.items()):
-        proposal = moved_proposal(files[path], spans, path)
+        proposal = moved_proposal(files[path], spans, path,
+                                  "definition" if moves[0].symbol else "module")
         if proposal is None:
             print(f"{path}: the follow-up would add a syntax error; file left as it was",
                   file=sys.stderr)
         else:
             after[path] = proposal.text
         code = max(code, emit(args, path, files[path], proposal))
+    if moves[0].symbol:
+        return code  # a def's old module imports it where called if its new one imports it
     for cycle in move_cycles(moves, {p: t for p, t in after.items() if not is_config(p)},
                              root.absolute(), done):
         print(f"remask moved: warning: {cycle.said()}", file=sys.stderr)

@@ -63,6 +63,9 @@ def config_spans(text: str, path: str | Path, moves: list[Move]) -> list[Span]:
                                          model=False))
             if docs:
                 continue
+            for a, b, new in _entry_points(text, start, end, m):
+                found.setdefault(a, Span(a, b, "rename", f"an entry point: {why}", (new,),
+                                         model=False))
             for a, b, new in _paths(text, start, end, m, folder):
                 found.setdefault(a, Span(a, b, "rename", f"a path: {why}", (new,), model=False))
     return [found[a] for a in sorted(found)]
@@ -87,6 +90,17 @@ def _dotted(text: str, start: int, end: int, move: Move, toml: bool) -> list[tup
             continue  # ``dependencies = ["old"]`` names a distribution, not the module
         out.append((a, a + len(move.old)))
     return out
+
+
+def _entry_points(text: str, start: int, end: int, move: Move) -> list[tuple[int, int, str]]:
+    """``pkg.a:f`` where ``f`` itself moved (:mod:`.symbol_moves`): ``pkg.b:f``."""
+    if not move.symbol:
+        return []
+    old_module, _, name = move.old.rpartition(".")
+    new_module = move.new.rpartition(".")[0]
+    pattern = rf"(?<![\w./-]){re.escape(old_module)}:{re.escape(name)}(?![\w-])"
+    return [(start + hit.start(), start + hit.end(), f"{new_module}:{name}")
+            for hit in re.finditer(pattern, text[start:end])]
 
 
 def _requirements(text: str, at: int) -> bool:

@@ -25,7 +25,7 @@ from .proposal import Proposal, Span
 from .respell import Move, Project, move_spans, moved
 from .scopes import ScopeIndex, scope_index
 
-__all__ = ["Move", "moved_proposal", "moves_for", "project_moves"]
+__all__ = ["Move", "import_name", "moved_proposal", "moves_for", "project_moves"]
 
 
 def moves_for(old: str | Path, new: str | Path, root: str | Path) -> list[Move]:
@@ -38,13 +38,13 @@ def moves_for(old: str | Path, new: str | Path, root: str | Path) -> list[Move]:
     old, new = Path(old), Path(new)
     folder = next((p for p in (old, new) if p.is_dir()), None)
     packaged = folder is not None and (folder / "__init__.py").is_file()
-    a, b = _import_name(old, root, packaged), _import_name(new, root, packaged)
+    a, b = import_name(old, root, packaged), import_name(new, root, packaged)
     if not (a and b and a != b and all(w.isidentifier() for w in f"{a}.{b}".split("."))):
         return []
     return [Move(a, b, str(old.absolute()), str(new.absolute()))]
 
 
-def _import_name(path: Path, root: str | Path, packaged: bool) -> str | None:
+def import_name(path: Path, root: str | Path, packaged: bool = False) -> str | None:
     """``path``'s dotted name as imports spell it (``packaged``: a folder that is a package)."""
     if path.suffix in (".py", ".pyi"):
         target, in_package = path, (path.parent / "__init__.py").is_file()
@@ -109,8 +109,13 @@ def _survey(moves: list[Move], files: list[tuple[ScopeIndex, str, bool, bool]]) 
     (``from ..fixer_util import token``): that name must stay.
     """
     lasts = {m.old.rpartition(".")[2] for m in moves}
-    shadowed, reached = set(), set()
+    shadowed, reached, cyclic = set(), set(), set()
     for index, module, package, stub in files:
+        for m in moves:  # a def's new module that imports its old one
+            old_home = m.old.rpartition(".")[0]
+            if m.symbol and module == m.new.rpartition(".")[0] and _imports(index.tree, module,
+                                                                            package, old_home):
+                cyclic.add(m.old)
         for m in moves:
             parent, _, last = m.old.rpartition(".")
             if package and not stub and module == parent and \
@@ -126,7 +131,19 @@ def _survey(moves: list[Move], files: list[tuple[ScopeIndex, str, bool, bool]]) 
                 reached |= {f"{d}.{node.attr}" for d in den.of(node.value)}
     # the moved modules themselves are imported by their path, which follows the move
     reached = {r for r in reached if moved(moves, r) is None or r in shadowed}
-    return Project(frozenset(shadowed), frozenset(reached))
+    return Project(frozenset(shadowed), frozenset(reached), frozenset(cyclic))
+
+
+def _imports(tree: ast.Module, module: str, package: bool, other: str) -> bool:
+    """Whether the module's top-level code imports module ``other`` (or a name from it)."""
+    for node in tree.body:
+        if isinstance(node, ast.Import) and any(al.name == other or al.name.startswith(
+                f"{other}.") for al in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (resolve(node, module, package) or "") in (
+                other, *(f"{other}.{al.name}" for al in node.names)):
+            return True
+    return False
 
 
 def _binds_otherwise(body: list[ast.stmt], package: str, name: str,
@@ -160,8 +177,12 @@ def _binds_otherwise(body: list[ast.stmt], package: str, name: str,
     return False
 
 
-def moved_proposal(text: str, spans: list[Span], path: str | None = None) -> Proposal | None:
-    """The file with every span's one candidate, unless that adds a syntax error."""
+def moved_proposal(text: str, spans: list[Span], path: str | None = None,
+                   what: str = "module") -> Proposal | None:
+    """The file with every span's one candidate, unless that adds a syntax error.
+
+    ``what`` moved: a ``module``, or a ``definition`` (:mod:`.symbol_moves`).
+    """
     n = len(spans)
     return mechanical_proposal(text, spans, path,
-                               f"Update {n} reference{'s' * (n != 1)} to the moved module")
+                               f"Update {n} reference{'s' * (n != 1)} to the moved {what}")

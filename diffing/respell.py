@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from .mentions import all_entries, module_mentions
-from .modules import Denotations, resolve
+from .modules import Bound, Denotations, resolve
 from .proposal import Span
 from .scopes import ScopeIndex
 
@@ -24,12 +24,17 @@ _FROM = re.compile(r"from\s+(\.+(?=\s*import\b)|\.*[^\W\d][\w.]*)\s*import\b")
 
 @dataclass(frozen=True)
 class Move:
-    """A module or package's dotted name before and after it moved (and its paths, if known)."""
+    """A module or package's dotted name before and after it moved (and its paths, if known).
+
+    ``symbol``: a module-level def or class that went to another module (``pkg.a.f`` →
+    ``pkg.b.f``, :mod:`.symbol_moves`); its modules stay where they are.
+    """
 
     old: str
     new: str
     old_path: str = ""  # the file or folder, absolute: config files name it by its path
     new_path: str = ""
+    symbol: bool = False
 
     def __call__(self, dotted: str) -> str | None:
         """``dotted``'s name after the move; None where it is not the module or under it."""
@@ -48,6 +53,7 @@ class Project:
 
     shadowed: frozenset[str] = frozenset()  # moved modules whose package binds their name
     reached: frozenset[str] = frozenset()  # ``m.name``: names other modules get from ``m``
+    cyclic: frozenset[str] = frozenset()  # moved defs whose new module imports their old one
 
 
 def move_spans(index: ScopeIndex, before: str, after: str, package: bool, moves: list[Move],
@@ -76,11 +82,14 @@ def move_spans(index: ScopeIndex, before: str, after: str, package: bool, moves:
     for m in moves:  # a package's ``__all__`` naming its renamed submodule
         parent, _, old = m.old.rpartition(".")
         new_parent, _, new = m.new.rpartition(".")
+        if m.symbol and before == parent and not _binds(index, old) and _uses(index, old):
+            fix.import_home(new_parent, old, m.old in fix.project.cyclic)  # still called
         if package and before == parent == new_parent and old != new:
             fix.spans += [replace(s, model=False) for s in module_mentions(text, old, new)
                           if "__all__" in s.reason]
-        elif package and before == parent != new_parent and not _binds(index, old):
-            # the submodule went to another package: ``from pkg import *`` would fail on it
+        elif (package or m.symbol) and before == parent != new_parent and \
+                not _binds(index, old):
+            # the submodule (or def) went elsewhere: ``from pkg import *`` would fail on it
             fix.spans += [Span(a, b, "rename", f"'{old}' in __all__: {why}; no longer here",
                                (put,), model=False)
                           for a, b, put in all_entries(text, index.tree, old)]
@@ -90,6 +99,11 @@ def move_spans(index: ScopeIndex, before: str, after: str, package: bool, moves:
 def _binds(index: ScopeIndex, name: str) -> bool:
     """Whether the module binds ``name`` at its top level (an import, a def, an assignment)."""
     return any(o.binding and o.key == ("name", 0, name) for o in index.occurrences)
+
+
+def _uses(index: ScopeIndex, name: str) -> bool:
+    """Whether the module reads ``name`` as a global anywhere."""
+    return any(not o.binding and o.key == ("name", 0, name) for o in index.occurrences)
 
 
 class _Fixes:
@@ -104,6 +118,7 @@ class _Fixes:
         self.spans: list[Span] = []
         self.retopped: set[str] = set()  # names an ``import old…`` bound, no longer bound
         self.imported: dict[str, str | None] = {}  # a new module → the name an added import binds
+        self.loaded: set[str] = set()  # modules an ``import`` was added for (or found)
 
     def add(self, start: int, end: int, new: str, what: str) -> None:
         if self.text[start:end] != new:
@@ -129,7 +144,11 @@ class _Fixes:
                 continue  # not the moved module, or its package's own binding of the name
             parent, _, last = went.rpartition(".")
             at = self.den.offset(al.lineno, al.col_offset)
-            if parent == source or len(node.names) == 1:
+            home = parent == after and any(mv.symbol and mv(f"{source}.{al.name}")
+                                           for mv in self.moves)
+            if home and al.asname in (None, al.name):
+                self._drop(node, al)  # a def's new home imported it from the old one
+            elif parent == source or len(node.names) == 1:
                 if parent != source:
                     self.add(m.start(1), m.end(1), _spell(parent, node.level > 0, after, package),
                              f"import of {source}.{al.name}")
@@ -169,17 +188,86 @@ class _Fixes:
                            module_mentions(self.text, al.name, last) if "__all__" in s.reason]
         return True
 
-    def _split_out(self, node: ast.ImportFrom, al: ast.alias, parent: str, last: str) -> None:
-        """``from pkg import a, old`` where old went elsewhere: drop it, import it below."""
+    def _drop(self, node: ast.ImportFrom, al: ast.alias) -> None:
+        """``from .a import f`` in the module ``f`` moved to: it defines ``f`` itself now."""
+        if len(node.names) > 1:
+            self.add(*self._cut(node, al), "", f"import of {al.name}")
+            return
+        start = self.den.offset(node.lineno, node.col_offset)
+        end = self.den.offset(node.end_lineno, node.end_col_offset)
+        line = self.text.rfind("\n", 0, start) + 1
+        rest = self.text.find("\n", end)
+        if self.text[line:start].strip() or self.text[end:rest].strip(" \t;") or rest < 0:
+            return  # not a statement on its own lines: left
+        self.add(line, rest + 1, "", f"import of {al.name}, defined here now")
+
+    def _cut(self, node: ast.ImportFrom, al: ast.alias) -> tuple[int, int]:
+        """The text to remove to take ``al`` out of ``node``'s names, with one comma."""
         i = node.names.index(al)
-        here = self.den.offset(al.lineno, al.col_offset)
-        end = self.den.offset(al.end_lineno, al.end_col_offset)
         if i + 1 < len(node.names):  # up to the next name
             nxt = node.names[i + 1]
-            cut = (here, self.den.offset(nxt.lineno, nxt.col_offset))
-        else:  # from the previous name's end
-            prev = node.names[i - 1]
-            cut = (self.den.offset(prev.end_lineno, prev.end_col_offset), end)
+            return (self.den.offset(al.lineno, al.col_offset),
+                    self.den.offset(nxt.lineno, nxt.col_offset))
+        prev = node.names[i - 1]  # from the previous name's end
+        return (self.den.offset(prev.end_lineno, prev.end_col_offset),
+                self.den.offset(al.end_lineno, al.end_col_offset))
+
+    def import_home(self, home: str, name: str, cyclic: bool) -> None:
+        """``from home import name`` below the module's last top-level import (or atop it).
+
+        ``cyclic``: ``home`` imports this module, so a top-level import here would find one
+        of the two half-run whichever is imported first; each function calling ``name``
+        imports it when called instead.
+        """
+        body = self.index.tree.body
+        imports = [s for s in body if isinstance(s, ast.Import | ast.ImportFrom)]
+        relative = any(isinstance(s, ast.ImportFrom) and s.level for s in imports)
+        spelled = _spell(home, relative, self.after, self.package)
+        callers = self._callers(name) if cyclic else None
+        if callers:
+            for fn in callers:
+                first = fn.body[0]
+                at = self.den.offset(first.lineno, first.col_offset)
+                indent = self.text[self.text.rfind("\n", 0, at) + 1:at]
+                if indent.strip():
+                    continue  # ``def f(): return helper()`` on one line: left
+                self.add(at, at, f"from {spelled} import {name}\n{indent}",
+                         f"{name}, used here (imported when called: {home} imports this)")
+            return
+        if imports:
+            at = self.den.offset(imports[-1].end_lineno, imports[-1].end_col_offset)
+            self.add(at, at, f"\nfrom {spelled} import {name}", f"{name}, used here")
+            return
+        doc = body[0] if body and isinstance(body[0], ast.Expr) and \
+            isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str) \
+            else None
+        if doc is None:  # two blank lines before a def or class, as PEP 8 sets them apart
+            gap = "\n\n\n" if isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef
+                                          | ast.ClassDef) else "\n"
+            self.add(0, 0, f"from {spelled} import {name}{gap}", f"{name}, used here")
+        else:
+            at = self.den.offset(doc.end_lineno, doc.end_col_offset)
+            self.add(at, at, f"\n\nfrom {spelled} import {name}", f"{name}, used here")
+
+    def _callers(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The outermost functions reading global ``name``; None if module-level code does."""
+        uses = [o.start for o in self.index.occurrences
+                if not o.binding and o.key == ("name", 0, name)]
+        found, covered = [], set()
+        for node in ast.walk(self.index.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+                a = self.den.offset(node.lineno, node.col_offset)
+                b = self.den.offset(node.end_lineno, node.end_col_offset)
+                inside = {u for u in uses if a <= u < b}
+                if inside - covered:
+                    found.append(node)
+                    covered |= inside
+        return found if covered == set(uses) else None
+
+    def _split_out(self, node: ast.ImportFrom, al: ast.alias, parent: str, last: str) -> None:
+        """``from pkg import a, old`` where old went elsewhere: drop it, import it below."""
+        here = self.den.offset(al.lineno, al.col_offset)
+        cut = self._cut(node, al)
         stmt_end = self.den.offset(node.end_lineno, node.end_col_offset)
         line = self.text.rfind("\n", 0, self.den.offset(node.lineno, node.col_offset)) + 1
         indent = self.text[line:self.den.offset(node.lineno, node.col_offset)]
@@ -230,10 +318,95 @@ class _Fixes:
             return  # spaces, a line break or a comment inside the chain: left
         if went.startswith(f"{base}."):
             self.add(start, end, root.id + went[len(base):], f"'{written}'")
+            if any(m.symbol and m.old == dotted for m in self.moves):
+                self._import_module(root, went.rpartition(".")[0])
         elif root.id == base and base in self.retopped:
             self.add(start, end, went, f"'{written}'")
+        elif dotted != base and any(m.symbol and m.old == dotted for m in self.moves):
+            module, _, last = went.rpartition(".")
+            if (name := self._module_beside(root, module)) is not None:
+                self.add(start, end, f"{name}.{last}", f"'{written}'")
         elif dotted != base and (name := self._import_beside(root, went)) is not None:
             self.add(start, end, name, f"'{written}'")
+
+    def _import_module(self, root: ast.Name, module: str) -> None:
+        """``import module`` below the import ``root`` is bound by, unless one is there.
+
+        ``pkg.a.f`` respelled ``pkg.b.f`` where ``f`` went to ``pkg.b``: ``import pkg.a``
+        does not load ``pkg.b``.
+        """
+        if module in self.loaded:
+            return
+        self.loaded.add(module)
+        if any(isinstance(n, ast.Import) and any(al.name == module or al.name.startswith(
+                f"{module}.") for al in n.names) for n in ast.walk(self.index.tree)):
+            return
+        bound = next((b for b in self.den.bound if b.local == root.id and not b.star), None)
+        if bound is None:
+            return
+        stmt = bound.node
+        at = self.den.offset(stmt.end_lineno, stmt.end_col_offset)
+        start = self.den.offset(stmt.lineno, stmt.col_offset)
+        indent = self.text[self.text.rfind("\n", 0, start) + 1:start]
+        self.add(at, at, f"\n{indent}import {module}", f"import of {module}")
+
+    def _module_beside(self, root: ast.Name, module: str) -> str | None:
+        """The name the file reads ``module`` by, imported as ``root``'s module was if need be.
+
+        ``from pkg import a`` … ``a.f()`` where ``f`` went to ``pkg.b``: ``from pkg import b``
+        below it, and ``b.f()``; ``import a`` … ``a.f()``: ``import b``. None where the file
+        uses that name otherwise, or ``root`` comes by a path it cannot follow.
+        """
+        if module in self.imported:
+            return self.imported[module]
+        parent, _, last = module.rpartition(".")
+        for node in ast.walk(self.index.tree):
+            for al in getattr(node, "names", []) if isinstance(node, ast.Import | ast.ImportFrom) \
+                    else []:
+                source = resolve(node, self.module, self.package) \
+                    if isinstance(node, ast.ImportFrom) else None
+                if isinstance(node, ast.Import) and al.name == module:
+                    return self.imported.setdefault(module, al.asname or module)
+                if source is not None and f"{source}.{al.name}" == module:
+                    return self.imported.setdefault(module, al.asname or al.name)
+        bound = next((b for b in self.den.bound if b.local == root.id and not b.star), None)
+        taken = any(o.name == (last if parent else module) for o in self.index.occurrences)
+        self.imported[module] = None
+        if bound is None or taken:
+            return None
+        stmt = bound.node
+        at = self.den.offset(stmt.end_lineno, stmt.end_col_offset)
+        start = self.den.offset(stmt.lineno, stmt.col_offset)
+        indent = self.text[self.text.rfind("\n", 0, start) + 1:start]
+        old_parent = bound.dotted.rpartition(".")[0]
+        if len(stmt.names) == 1 and not bound.aliased and self._moved_uses_only(bound) and \
+                (old_parent == parent if isinstance(stmt, ast.ImportFrom) else not parent):
+            # ``from pkg import a`` read for nothing but what moved: it imports ``b`` instead
+            name = last if parent else module
+            self.add(bound.name_at, bound.name_at + len(stmt.names[0].name), name,
+                     f"import of {module}")
+            self.imported[module] = name
+        elif isinstance(stmt, ast.ImportFrom) and parent:
+            spelled = _spell(parent, stmt.level > 0, self.after, self.package)
+            self.add(at, at, f"\n{indent}from {spelled} import {last}", f"import of {module}")
+            self.imported[module] = last
+        elif isinstance(stmt, ast.Import) and not parent:
+            self.add(at, at, f"\n{indent}import {module}", f"import of {module}")
+            self.imported[module] = module
+        return self.imported[module]
+
+    def _moved_uses_only(self, bound: Bound) -> bool:
+        """Whether every use of the module ``bound`` names is of a def that moved away."""
+        occ = self.index.at(bound.start)
+        if occ is None or occ.start != bound.start:
+            return False
+        gone = {m.old for m in self.moves if m.symbol}
+        for ref in self.index.references(occ):
+            if ref.key == occ.key and ref.start != bound.start:
+                attr = re.match(r"\.(\w+)", self.text[ref.end:ref.end + 200])
+                if attr is None or f"{bound.dotted}.{attr[1]}" not in gone:
+                    return False
+        return True
 
     def _import_beside(self, root: ast.Name, went: str) -> str | None:
         """A name for module ``went``, bound by an import added below the one ``root`` uses.

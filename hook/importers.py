@@ -4,7 +4,8 @@ A commit that renames ``lib.total`` or changes its parameters breaks every modul
 it (:mod:`remask.diffing.elsewhere`). The staged ones are rewritten with the commit's own
 follow-ups; so are tracked modules the commit leaves out (found by ``git grep --cached`` for
 the changed names and their modules' names, and the edited files' packages; for a moved
-module, also the config files and docs that name it): their
+module, also the config files and docs that name it; a def or class moved to another
+module is followed as a moved module is, :mod:`remask.diffing.symbol_moves`): their
 follow-ups join the commit for review like any of the hook's rewrites, and where such a file
 has unstaged work, only its index entry is written, as for a partially staged file.
 Model-free.
@@ -24,6 +25,7 @@ from remask.diffing.files import SourceError, check_source
 from remask.diffing.modules import module_names
 from remask.diffing.moves import Move, moves_for, project_moves
 from remask.diffing.proposal import Span
+from remask.diffing.symbol_moves import moved_symbols
 
 from .plumbing import GitError, Repo
 from .staged import PYTHON_SUFFIXES, Skip, StagedFile, StagedFiles, quote_path
@@ -37,6 +39,7 @@ class Reach:
     origins: dict[str, list[str]] = field(default_factory=dict)  # path → why, as said
     unstaged: dict[str, StagedFile] = field(default_factory=dict)  # read from the index
     moved: set[Span] = field(default_factory=set)  # the spans a moved module needs
+    what: str = "module"  # what moved: a module, or only definitions (:mod:`.symbol_moves`)
 
     def take(self, path: str, spans: list[Span], kinds: frozenset[str], origin: str,
              move: bool = False) -> None:
@@ -68,11 +71,13 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
         except SourceError:
             continue
         texts[path] = after
-        if before is not None and before != after:
+        if before != after:
             edits.append((path, before, after))
-    changes = [(path, found) for path, before, after in edits
-               if (found := exported(before, after, module_names(root / path, root)))]
+    changes = [(path, found) for path, before, after in edits if before is not None
+               and (found := exported(before, after, module_names(root / path, root)))]
     moves = _moves(root, renamed)
+    symbols = moved_symbols([(str(root / p), b, a) for p, b, a in edits], root)
+    moves += symbols
     if not changes and not moves:
         return Reach()
     words = {e.name for _, found in changes for e in found}
@@ -94,15 +99,23 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
         for other, got in follow(found, str(root / path), others, str(root)).items():
             reach.take(Path(other).relative_to(root).as_posix(), got, kinds, quote_path(path))
     if moves:
-        pairs = list((renamed or {}).items())
-        why = f"the move of {quote_path(pairs[0][1])} to {quote_path(pairs[0][0])}" \
-            if len(pairs) == 1 else f"the moves of {len(pairs)} files"
+        why = _said(list((renamed or {}).items()), symbols)
         found = project_moves(moves, {str(root / p): t for p, t in texts.items()}, root)
         for other, got in found.items():
             reach.take(Path(other).relative_to(root).as_posix(), got, kinds, why, move=True)
+    reach.what = "definition" if symbols and len(symbols) == len(moves) else "module"
     reach.spans = {p: s for p, s in reach.spans.items() if s}
     reach.unstaged = {p: f for p, f in read.items() if p in reach.spans}
     return reach
+
+
+def _said(pairs: list[tuple[str, str]], symbols: list[Move]) -> str:
+    """What moved, as a follow-up's origin says it (renamed files: new path → old path)."""
+    if len(pairs) + len(symbols) > 1:
+        return f"the moves of {len(pairs) + len(symbols)} files or definitions"
+    if pairs:
+        return f"the move of {quote_path(pairs[0][1])} to {quote_path(pairs[0][0])}"
+    return f"the move of {symbols[0].old} to {symbols[0].new}"
 
 
 def _moves(root: Path, renamed: Mapping[str, str] | None) -> list[Move]:
@@ -158,6 +171,7 @@ def _naming(repo: Repo, moves: list[Move], root: Path) -> set[str]:
     """The indexed config files and docs that name a moved module or its path."""
     words = {m.old for m in moves} | {Path(p).relative_to(root).as_posix() for m in moves
                                       for p in (m.old_path,) if Path(p).is_relative_to(root)}
+    words |= {":".join(m.old.rsplit(".", 1)) for m in moves if m.symbol}  # ``pkg.a:main``
     if not words:
         return set()
     patterns = [a for w in sorted(words) for a in ("-e", w)]

@@ -180,22 +180,29 @@ def _rewrite(repo: Repo, staged: StagedFile, rewriter: _LazyRewriter, dry_run: b
     """
     after = check_source(staged.data, "staged version")
     before = "" if staged.head is None else check_source(staged.head, "HEAD's version")
-    own = not is_config(staged.path) and rewriter.has_spans(before, after, staged.path)
     elsewhere = reach.spans.get(staged.path, [])
+    moved = [s for s in elsewhere if s in reach.moved]  # said as the CLI says them
+    rest = [s for s in elsewhere if s not in reach.moved]
+    first = moved_proposal(after, moved, staged.path, reach.what) if moved else None
+    # A def moved out of this module leaves its calls here unbound until the move's import
+    # is in: the own edit is read with it, so those calls are no span for the model.
+    base = first.text if first is not None and not rest else after
+    own = not is_config(staged.path) and rewriter.has_spans(before, base, staged.path)
     if not own and not elsewhere:
         return Outcome(staged.path, "nothing to do")  # before the worktree check: no git call
     if not index and not dry_run and not worktree_matches(repo, staged):
         return Outcome(staged.path, _UNSTASHED)  # nothing could be written: spare the model
-    proposals = rewriter.propose(before, after, staged.path) if own else []
-    moved = [s for s in elsewhere if s in reach.moved]  # said as the CLI says them
-    rest = [s for s in elsewhere if s not in reach.moved]
+    proposals = rewriter.propose(before, base, staged.path) if own else []
     proposals += rewriter.propose_elsewhere(after, rest, staged.path) if rest else []
-    if moved and (p := moved_proposal(after, moved, staged.path)) is not None:
-        proposals.append(p)
-    new, applied = _combine(after, proposals)
+    if first is not None and base is after:
+        proposals.append(first)
+    new, applied = _combine(base, proposals)
+    if base is not after:
+        applied.insert(0, first)
     if not applied:
         return Outcome(staged.path, "nothing to do")
-    what = "; ".join(f"{p.title} ({_lines(after, p)})" for p in applied)
+    what = "; ".join(f"{p.title} ({_lines(after if p is first else base, p)})"
+                     for p in applied)
     if any(set(p.spans) & set(elsewhere) for p in applied):
         what += f", following {', '.join(reach.origins[staged.path])}"
         if staged.path in reach.unstaged:

@@ -132,6 +132,32 @@ def test_a_moved_module_updates_the_config_and_docs_naming_it(repo, capsys) -> N
     assert main(["hook", "run"]) == 0
 
 
+def test_a_function_moved_to_another_module_updates_its_importers(repo, capsys) -> None:
+    toml = '[tool.remask]\nmodel = "no-such-model"\n\n[project.scripts]\ntool = "pkg.lib:total"\n'
+    repo.write("pyproject.toml", toml)
+    repo.write("pkg/lib.py", LIB + "\n\ndef grand(xs):\n    return total(xs, 10)\n")
+    repo.write("tests.py", 'from unittest import mock\n\nmock.patch("pkg.lib.total")\n')
+    repo.commit()
+    repo.write("pkg/lib.py", "def grand(xs):\n    return total(xs, 10)\n")  # cut out
+    repo.write("pkg/maths.py", LIB)  # pasted into a new module
+    repo.git("add", "pkg/lib.py", "pkg/maths.py")
+    repo.write("main.py", MAIN + "# unstaged work\n")  # main.py: the index only
+    assert main(["hook", "run"]) == 1  # and no model loaded: that would be exit 2
+    assert repo.staged("pkg/lib.py").decode() == \
+        "from pkg.maths import total\n\n\ndef grand(xs):\n    return total(xs, 10)\n"
+    assert repo.staged("pkg/use.py").decode() == USE.replace("pkg.lib", "pkg.maths")
+    assert repo.staged("main.py").decode() == \
+        "from pkg import maths\n\nprint(maths.total([1], scale=3))\n"  # lib read for it alone
+    assert repo.read("main.py").decode() == MAIN + "# unstaged work\n"
+    assert repo.staged("tests.py").decode() == \
+        'from unittest import mock\n\nmock.patch("pkg.maths.total")\n'
+    assert repo.staged("pyproject.toml").decode() == toml.replace("pkg.lib:", "pkg.maths:")
+    out = capsys.readouterr().out
+    assert "pkg/use.py: Update 1 reference to the moved definition (line 1), following the " \
+        "move of pkg.lib.total to pkg.maths.total (this file was not staged)" in out, out
+    assert main(["hook", "run"]) == 0
+
+
 def test_an_import_cycle_a_staged_move_makes_is_a_warning(repo, capsys) -> None:
     repo.write("pkg/__init__.py", "from .conv import Converter\n")
     repo.write("pkg/conv.py", "from .helpers import h\n\n\nclass Converter:\n    pass\n")

@@ -1,0 +1,104 @@
+"""A function or class moved to another module: which moves an edit made, as :class:`Move`s.
+
+Cutting ``def helper`` out of ``pkg/a.py`` and pasting it into ``pkg/b.py`` breaks every
+``from pkg.a import helper``, ``pkg.a.helper(…)``, ``mock.patch("pkg.a.helper")`` and
+``tool = "pkg.a:helper"``. Such a move is a :class:`Move` of the dotted name (``pkg.a.helper``
+→ ``pkg.b.helper``, ``symbol`` set), and its follow-ups are found as a moved module's are
+(:func:`~.moves.project_moves`), with what a symbol needs besides: ``import pkg.b`` where
+``pkg.a.helper`` is respelled, the new home's import of the name from the old one dropped,
+and an import of it added to the old module where that still calls it.
+
+A name the old module still binds (a re-export, ``from .b import helper``) moved nothing its
+importers can see: their imports keep working, and a package may mean them as its public
+face, so no move is made of it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from pathlib import Path
+
+from .moves import import_name
+from .respell import Move
+
+__all__ = ["defined", "defines", "moved_symbols", "symbol_move"]
+
+
+def defined(text: str) -> set[str] | None:
+    """The names ``text``'s module binds at its top level; None where it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    return set(_bound(tree.body))
+
+
+def defines(text: str) -> set[str]:
+    """The module-level defs and classes of ``text`` (none where it does not parse)."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return set()
+    return {s.name for s in body
+            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+
+
+def _bound(body: list[ast.stmt]) -> Iterable[str]:
+    """Every name a module-level ``body`` binds, in ``if``/``try`` blocks too."""
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield stmt.name
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            yield from ((al.asname or al.name.split(".")[0]) for al in stmt.names)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            yield from (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        else:
+            for field in ("body", "orelse", "finalbody"):
+                yield from _bound(getattr(stmt, field, []))
+            for handler in getattr(stmt, "handlers", []):
+                yield from _bound(handler.body)
+
+
+def symbol_move(old_file: str | Path, new_file: str | Path, name: str, root: str | Path
+                ) -> Move | None:
+    """The move of ``name`` from module ``old_file`` to ``new_file``; None if unnameable."""
+    a = import_name(Path(old_file), root)
+    b = import_name(Path(new_file), root)
+    if not (a and b and a != b and name.isidentifier()):
+        return None
+    return Move(f"{a}.{name}", f"{b}.{name}", symbol=True)
+
+
+def moved_symbols(changes: Iterable[tuple[str, str | None, str | None]], root: str | Path
+                  ) -> list[Move]:
+    """The defs and classes ``changes`` took out of one module and put into another.
+
+    Each change is a path with its text before and after (None: it was not there, or is
+    gone).
+    A name goes where it was a module-level def or class before and the module binds it no
+    longer, and comes where a module gained a def or class of that name; a name that came to
+    two modules, or left two, is no move anyone can follow.
+    """
+    gone: dict[str, list[str]] = {}
+    came: dict[str, list[str]] = {}
+    for path, before, after in changes:
+        if not path.endswith(".py"):
+            continue
+        old_defs = defines(before) if before is not None else set()
+        new_defs = defines(after) if after is not None else set()
+        still = defined(after) if after is not None else set()
+        if still is None:
+            continue  # no longer parses: nothing can be said of what it binds
+        for name in old_defs - still:
+            gone.setdefault(name, []).append(path)
+        for name in new_defs - old_defs:
+            came.setdefault(name, []).append(path)
+    moves = []
+    for name in sorted(gone.keys() & came.keys()):
+        if len(gone[name]) == len(came[name]) == 1:
+            move = symbol_move(gone[name][0], came[name][0], name, root)
+            if move is not None:
+                moves.append(move)
+    return moves
