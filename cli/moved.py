@@ -161,8 +161,6 @@ def _follow(args: argparse.Namespace, root: Path, moves: list[Move], done: bool)
         else:
             after[path] = proposal.text
         code = max(code, emit(args, path, files[path], proposal))
-    if moves[0].symbol:
-        return code  # a def's old module imports it where called if its new one imports it
     for cycle in move_cycles(moves, {p: t for p, t in after.items() if not is_config(p)},
                              root.absolute(), done):
         print(f"remask moved: warning: {cycle.said()}", file=sys.stderr)

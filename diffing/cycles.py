@@ -66,14 +66,16 @@ def move_cycles(moves: list[Move], files: Mapping[str, str], root: str | Path,
     for m in moves:
         old, new = _parents(m.old), _parents(m.new)
         last = m.new.rpartition(".")[2]  # an importer spells it (a quick look first)
+        # a moved def's cycles run through the module it went to
+        home = new[-1] if m.symbol else m.new
         starts = [*new, m.new, *(n for n, (text, _) in modules.items()
-                                 if last in text and m.new in program.imports(n)), *old]
+                                 if last in text and home in program.imports(n)), *old]
         for start in dict.fromkeys(s for s in starts if s in modules):
             try:
                 failed = _Run(program).load(start)
             except RecursionError:  # a chain of imports deeper than Python's stack
                 continue
-            if failed is not None and any(_inside(c, m.new) for c in failed[0]):
+            if failed is not None and any(_inside(c, home) for c in failed[0]):
                 chain, half_run, name = failed
                 out.append(Cycle(start, chain, half_run, name))
                 break

@@ -40,6 +40,7 @@ class Reach:
     unstaged: dict[str, StagedFile] = field(default_factory=dict)  # read from the index
     moved: set[Span] = field(default_factory=set)  # the spans a moved module needs
     what: str = "module"  # what moved: a module, or only definitions (:mod:`.symbol_moves`)
+    symbols: list[Move] = field(default_factory=list)  # the defs and classes moved
 
     def take(self, path: str, spans: list[Span], kinds: frozenset[str], origin: str,
              move: bool = False) -> None:
@@ -104,6 +105,7 @@ def importer_spans(repo: Repo, files: Mapping[str, StagedFile], kinds: frozenset
         for other, got in found.items():
             reach.take(Path(other).relative_to(root).as_posix(), got, kinds, why, move=True)
     reach.what = "definition" if symbols and len(symbols) == len(moves) else "module"
+    reach.symbols = symbols
     reach.spans = {p: s for p, s in reach.spans.items() if s}
     reach.unstaged = {p: f for p, f in read.items() if p in reach.spans}
     return reach
@@ -124,14 +126,15 @@ def _moves(root: Path, renamed: Mapping[str, str] | None) -> list[Move]:
             for m in moves_for(root / old, root / new, root)]
 
 
-def move_warnings(repo: Repo, renamed: Mapping[str, str], rewritten: Mapping[str, str]
-                  ) -> list[str]:
+def move_warnings(repo: Repo, renamed: Mapping[str, str], rewritten: Mapping[str, str],
+                  symbols: list[Move]) -> list[str]:
     """The import cycles the commit's moves make (:mod:`remask.diffing.cycles`), as said.
 
-    Read from the index, with the texts the run ``rewritten`` in place of theirs.
+    Read from the index, with the texts the run ``rewritten`` in place of theirs; ``symbols``
+    are the defs and classes it moved (:attr:`Reach.symbols`).
     """
     root = Path(repo.working_tree_dir)
-    moves = _moves(root, renamed)
+    moves = _moves(root, renamed) + symbols
     if not moves:
         return []
     try:

@@ -136,7 +136,8 @@ def run_hook(cwd: Path, files: list[str], *, dry_run: bool = False, index: bool 
             except (Skip, SourceError) as e:
                 outcomes.append(Outcome(path, f"skipped: {e}"))
         warnings = move_warnings(repo, renamed, {o.path: o.new for o in outcomes
-                                                 if o.new is not None and not o.failed})
+                                                 if o.new is not None and not o.failed},
+                                 reach.symbols)
     finally:
         repo.close()
     return HookRun(outcomes, warnings=warnings)

@@ -144,3 +144,39 @@ def test_remask_moved_loads_no_torch():
     run = subprocess.run([sys.executable, "-c", "import sys, remask.cli.moved; "
                           "print('torch' in sys.modules)"], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "False", run.stderr
+
+
+def test_a_function_moved_to_another_module_updates_its_importers(root, capsys):
+    (root / "pyproject.toml").write_text('[project.scripts]\ntool = "pkg.old:f"\n')
+    code, _, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
+    assert (code, err.strip()) == (2, "remask moved: pkg/helpers.py does not define f: move it "
+                                      "there first (remask updates its importers, not the code)")
+    (root / "pkg/helpers.py").write_text("def f():\n    return 1\n")
+    code, _, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
+    assert code == 2 and "pkg/old.py still defines f: move it to pkg/helpers.py first" in err
+    (root / "pkg/old.py").write_text("from . import helpers\n")  # cut out
+    code, out, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
+    assert code == 0, err
+    assert "-from pkg import old\n+from pkg import helpers\n" in out
+    assert (root / "main.py").read_text() == MAIN  # not written without --write
+    code, _, _ = run(capsys, "pkg/old.py::f", "pkg/helpers.py::f", "--write")
+    assert code == 0
+    assert (root / "main.py").read_text() == "from pkg import helpers\n\nprint(helpers.f())\n"
+    assert (root / "pyproject.toml").read_text() == '[project.scripts]\ntool = "pkg.helpers:f"\n'
+    assert subprocess.run(["python", "main.py"], cwd=root, capture_output=True,
+                          text=True).stdout == "1\n"
+
+
+def test_a_moved_function_bad_input_is_one_line(root, capsys):
+    (root / "pkg/old.py").write_text("from .helpers import f\n")  # re-exported: nothing breaks
+    (root / "pkg/helpers.py").write_text("def f():\n    return 1\n")
+    code, out, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
+    assert (code, out) == (0, "") and "pkg/old.py still binds f (a re-export?)" in err
+    for old, new, why in [("pkg/old.py::f", "pkg/helpers.py::g", "a moved f keeps its name"),
+                          ("pkg/old.py::f", "pkg/old.py", "the same module"),
+                          ("pkg/nope.py::f", "pkg/helpers.py", "pkg/nope.py: not a Python "
+                                                               "module"),
+                          ("pkg/old.py::f", "../elsewhere.py", "not a Python module")]:
+        code, out, err = run(capsys, old, new)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (old, new, err)
+        assert why in err, err
