@@ -39,6 +39,7 @@ class Analysis:
     spans: list[Span]
     proposals: list[Proposal]
     elsewhere: list[Other] = field(default_factory=list)  # other modules' follow-ups
+    moved: list[Other] = field(default_factory=list)  # those of defs moved here, this one's too
 
     def at_cursor(self, start: int, end: int) -> bool:
         """Whether the range holds where the user last typed."""
@@ -89,6 +90,7 @@ class DocState:
         self._quiet.set()
         self.refused = False  # the buffer is binary, huge or undecodable (the user was told)
         self.incoming: str | None = None  # the text another document's follow-up gives it
+        self.gone: set[str] = set()  # module-level defs its edits took out (maybe to move them)
         # the other modules' proposals for this document's edit, and what they were made from
         self.followed: tuple[tuple, dict[str, Proposal | None]] | None = None
 

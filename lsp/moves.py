@@ -14,6 +14,7 @@ no edit of the user's to follow up). An import cycle the move makes
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 from lsprotocol import types
@@ -23,10 +24,15 @@ from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
 from remask.diffing.files import is_python
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
+from remask.diffing.symbol_moves import defined, defines, symbol_move
 
 from . import convert
-from .elsewhere import DISK, root_of, roots
+from .documents import DocState
+from .elsewhere import DISK, Other, root_of, roots
 from .protocol import RemaskServer
+
+# a module-level def or class, as a quick look at what an edit added or took away
+_TOP = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 
 # what the client asks about: Python modules, and folders (a package may be one)
 FILTERS = types.FileOperationRegistrationOptions(filters=[
@@ -92,3 +98,66 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
             ls.window_show_message(types.ShowMessageParams(
                 types.MessageType.Warning, f"remask: {cycle.said()}"))
     return convert.documents_edit(changes) if changes else None
+
+
+async def moved_defs(ls: RemaskServer, state: DocState, version: int, before: str, text: str
+                     ) -> list[Other]:
+    """The follow-ups of a def or class this edit pasted in that another document's edit cut.
+
+    Cut from one open document and pasted into another, the move is seen in two edits: each
+    document keeps the names its edits took away (``DocState.gone``), and an edit adding a
+    def of such a name moved it here (:mod:`remask.diffing.symbol_moves`). Its importers,
+    the document it left and this one get their follow-ups, offered at the cursor as one
+    action.
+    """
+    tops = set(_TOP.findall(text))
+    state.gone -= tops
+    if tops == set(_TOP.findall(before)) or state.path is None:
+        return []
+    now = await asyncio.to_thread(defined, text)
+    if now is None:
+        return []
+    state.gone = (state.gone | (await asyncio.to_thread(defines, before) - now)) - now
+    came = await asyncio.to_thread(defines, text) - await asyncio.to_thread(defines, before)
+    folders = roots(ls)
+    root = root_of(state.path, folders)
+    if not came or root is None:
+        return []
+    moves = [m for other in ls.docs.all() if other is not state and other.path
+             for name in sorted(came & other.gone)
+             if (m := symbol_move(other.path, state.path, name, root)) is not None]
+    if not moves:
+        return []
+    opened = {s.path: (s.uri, s.version, ls.workspace.get_text_document(s.uri).source)
+              for s in ls.docs.all() if s.path and not s.refused and s is not state}
+    opened |= synced_configs(ls)
+    opened[state.path] = (state.uri, version, text)
+    disk = await asyncio.to_thread(DISK.under, [root], lambda n: is_python(n) or is_config(n))
+    files = {p: (from_fs_path(p) or p, None, t) for p, t in disk.items()}
+    files |= {p: f for p, f in opened.items() if Path(p).is_relative_to(root)}
+    found = await asyncio.to_thread(project_moves, moves, {p: f[2] for p, f in files.items()},
+                                    root)
+    out = []
+    for path, spans in sorted(found.items()):
+        uri, v, old_text = files[path]
+        proposal = moved_proposal(old_text, spans, path, "definition")
+        if proposal is not None:
+            out.append(Other(uri, path, v, old_text, proposal))
+            doc = ls.docs.get(uri)
+            if doc is not None:  # taking the action is no edit of the user's to follow up
+                doc.incoming = proposal.text
+    return out
+
+
+def moved_action(ls: RemaskServer, version: int, others: list[Other]) -> list[types.CodeAction]:
+    """One action taking every file's follow-ups of the defs moved here (:func:`moved_defs`)."""
+    if not others:
+        return []
+    n = sum(len(o.proposal.spans) for o in others)
+    names = ", ".join(Path(o.path).name for o in others[:3]) + (", …" if len(others) > 3 else "")
+    changes = [(o.uri, o.version, o.proposal.edits, convert.Locator(o.text, ls.encoding))
+               for o in others]
+    return [types.CodeAction(
+        title=f"Update {n} reference{'s' * (n != 1)} to the moved definition ({names})",
+        kind=types.CodeActionKind.QuickFix, edit=convert.documents_edit(changes),
+        data={"kind": "moved", "version": version})]

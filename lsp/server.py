@@ -112,6 +112,8 @@ async def analyze(state: DocState) -> None:
         proposals = await propose(ls, state, v, before, text, spans)
         others = await elsewhere.follow_up(ls, state, v, before, text) \
             if proposals is not None else None
+        moved = await moves.moved_defs(ls, state, v, before, text) \
+            if others is not None else []
     except Exception as e:  # a bug below costs this analysis, never the server
         ls.window_log_message(types.LogMessageParams(types.MessageType.Error,
                                                      f"remask: analysis failed: {e!r}"))
@@ -120,8 +122,8 @@ async def analyze(state: DocState) -> None:
         ls.docs.stats.add("stale_analyses")
     elif proposals is not None and others is not None:
         ls.docs.stats.add("analyses")
-        state.analysis = Analysis(v, text, cursor, spans, proposals, others)
-        if all(s.kind == "hole" for s in spans) and not others:  # holes need no "before"
+        state.analysis = Analysis(v, text, cursor, spans, proposals, others, moved)
+        if all(s.kind == "hole" for s in spans) and not others and not moved:  # no "before"
             state.settle(text)
 
 
@@ -235,6 +237,7 @@ async def code_action(ls: RemaskServer, params: types.CodeActionParams,
     if a.at_cursor(lo, hi):  # other modules' follow-ups, where the user typed the edit
         actions += elsewhere.actions(ls, state.uri, a.version, a.text, offered,
                                      elsewhere.still_current(ls, a.elsewhere))
+        actions += moves.moved_action(ls, a.version, elsewhere.still_current(ls, a.moved))
     ls.docs.stats.add("proposals_sent", len(actions))
     return actions or None
 

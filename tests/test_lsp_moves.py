@@ -14,9 +14,11 @@ import pytest_lsp
 from lsp_support import (
     apply,
     capabilities,
+    change,
     config,
     diagnostics_for,
     open_doc,
+    pos,
     server_stats,
     wait_for,
 )
@@ -148,3 +150,38 @@ def test_both_editors_sync_every_config_file_a_move_edits():
         assert set(re.findall(r'"([^"]+)"', listed[1])) == CONFIG_NAMES, client
         assert "rst" in source and "md" in source
     assert DOC_SUFFIXES == (".rst", ".md")  # the clients' *.{rst,md}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_def_cut_from_one_document_and_pasted_in_another_is_followed(client, project):
+    old, helpers, use, main = (from_fs_path(str(project / p)) for p in (
+        "pkg/old.py", "pkg/helpers.py", "pkg/use.py", "main.py"))
+    open_doc(client, OLD, uri=old, version=1)
+    open_doc(client, "", uri=helpers, version=1)
+    await diagnostics_for(client, 1, old)
+    await diagnostics_for(client, 1, helpers)
+    cut = OLD.replace("def f():\n    return helpers\n", "")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=old, version=2),
+        [types.TextDocumentContentChangeWholeDocument(text=cut)]))
+    await diagnostics_for(client, 2, old)
+    change(client, 2, pos(0, 0), pos(0, 0), "def f():\n    return 1\n", uri=helpers)
+    await diagnostics_for(client, 2, helpers)
+    try:
+        result = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(helpers),
+            range=types.Range(pos(1, 0), pos(2, 0)),
+            context=types.CodeActionContext(diagnostics=[])))
+        found = {a.title: a for a in result or [] if isinstance(a, types.CodeAction)}
+        title = "Update 2 references to the moved definition (use.py, pyproject.toml)"
+        assert title in found, list(found)  # main.py, open, names pkg.sub.new by now
+        docs = {d.text_document.uri: d for d in found[title].edit.document_changes}
+        assert docs[use].text_document.version is None  # on disk
+        assert apply(USE, docs[use].edits) == "from .helpers import f\n\nprint(f())\n"
+        toml = from_fs_path(str(project / "pyproject.toml"))
+        assert apply(TOML, docs[toml].edits) == TOML.replace("pkg.old:f", "pkg.helpers:f")
+        assert old not in docs  # it calls f no more: nothing to import back
+    finally:
+        for uri in (old, helpers):
+            client.text_document_did_close(types.DidCloseTextDocumentParams(
+                types.TextDocumentIdentifier(uri)))
