@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from .moves import import_name
 from .respell import Move
 
-__all__ = ["defined", "defines", "moved_symbols", "symbol_move"]
+__all__ = ["defined", "defines", "moved_symbols", "same_code", "symbol_move"]
 
 
 def defined(text: str) -> set[str] | None:
@@ -34,14 +35,26 @@ def defined(text: str) -> set[str] | None:
     return set(_bound(tree.body))
 
 
-def defines(text: str) -> set[str]:
-    """The module-level defs and classes of ``text`` (none where it does not parse)."""
+def defines(text: str) -> dict[str, str]:
+    """The module-level defs and classes of ``text``, each with its source.
+
+    None where it does not parse.
+    """
     try:
         body = ast.parse(text).body
     except (SyntaxError, ValueError):
-        return set()
-    return {s.name for s in body
+        return {}
+    return {s.name: ast.get_source_segment(text, s) or "" for s in body
             if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+
+
+def same_code(a: str, b: str) -> bool:
+    """Whether two defs are one moved (pasted, maybe touched up), not two that share a name.
+
+    Half their lines or more in common, as difflib matches them.
+    """
+    return a == b or SequenceMatcher(None, a.splitlines(), b.splitlines(),
+                                     autojunk=False).ratio() >= 0.5
 
 
 def _bound(body: list[ast.stmt]) -> Iterable[str]:
@@ -78,27 +91,29 @@ def moved_symbols(changes: Iterable[tuple[str, str | None, str | None]], root: s
     Each change is a path with its text before and after (None: it was not there, or is
     gone).
     A name goes where it was a module-level def or class before and the module binds it no
-    longer, and comes where a module gained a def or class of that name; a name that came to
-    two modules, or left two, is no move anyone can follow.
+    longer, and comes where a module gained a def or class of that name and much the same
+    code (:func:`same_code`: a new ``main`` is not the old one moved); a name that came to two
+    modules, or left two, is no move anyone can follow.
     """
-    gone: dict[str, list[str]] = {}
-    came: dict[str, list[str]] = {}
+    gone: dict[str, list[tuple[str, str]]] = {}
+    came: dict[str, list[tuple[str, str]]] = {}
     for path, before, after in changes:
         if not path.endswith(".py"):
             continue
-        old_defs = defines(before) if before is not None else set()
-        new_defs = defines(after) if after is not None else set()
+        old_defs = defines(before) if before is not None else {}
+        new_defs = defines(after) if after is not None else {}
         still = defined(after) if after is not None else set()
         if still is None:
             continue  # no longer parses: nothing can be said of what it binds
-        for name in old_defs - still:
-            gone.setdefault(name, []).append(path)
-        for name in new_defs - old_defs:
-            came.setdefault(name, []).append(path)
+        for name in old_defs.keys() - still:
+            gone.setdefault(name, []).append((path, old_defs[name]))
+        for name in new_defs.keys() - old_defs.keys():
+            came.setdefault(name, []).append((path, new_defs[name]))
     moves = []
     for name in sorted(gone.keys() & came.keys()):
         if len(gone[name]) == len(came[name]) == 1:
-            move = symbol_move(gone[name][0], came[name][0], name, root)
+            (old, left), (new, arrived) = gone[name][0], came[name][0]
+            move = symbol_move(old, new, name, root) if same_code(left, arrived) else None
             if move is not None:
                 moves.append(move)
     return moves

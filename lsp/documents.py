@@ -90,7 +90,7 @@ class DocState:
         self._quiet.set()
         self.refused = False  # the buffer is binary, huge or undecodable (the user was told)
         self.incoming: str | None = None  # the text another document's follow-up gives it
-        self.gone: set[str] = set()  # module-level defs its edits took out (maybe to move them)
+        self.gone: dict[str, str] = {}  # module-level defs its edits took out, and their code
         # the other modules' proposals for this document's edit, and what they were made from
         self.followed: tuple[tuple, dict[str, Proposal | None]] | None = None
 

@@ -24,7 +24,7 @@ from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
 from remask.diffing.files import is_python
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
-from remask.diffing.symbol_moves import defined, defines, symbol_move
+from remask.diffing.symbol_moves import defined, defines, same_code, symbol_move
 
 from . import convert
 from .documents import DocState
@@ -111,21 +111,24 @@ async def moved_defs(ls: RemaskServer, state: DocState, version: int, before: st
     action.
     """
     tops = set(_TOP.findall(text))
-    state.gone -= tops
+    for name in tops & state.gone.keys():
+        del state.gone[name]
     if tops == set(_TOP.findall(before)) or state.path is None:
         return []
     now = await asyncio.to_thread(defined, text)
     if now is None:
         return []
-    state.gone = (state.gone | (await asyncio.to_thread(defines, before) - now)) - now
-    came = await asyncio.to_thread(defines, text) - await asyncio.to_thread(defines, before)
+    was, has = await asyncio.to_thread(defines, before), await asyncio.to_thread(defines, text)
+    state.gone |= {n: code for n, code in was.items() if n not in now}
+    came = {n: code for n, code in has.items() if n not in was}
     folders = roots(ls)
     root = root_of(state.path, folders)
     if not came or root is None:
         return []
     moves = [m for other in ls.docs.all() if other is not state and other.path
-             for name in sorted(came & other.gone)
-             if (m := symbol_move(other.path, state.path, name, root)) is not None]
+             for name in sorted(came.keys() & other.gone.keys())
+             if same_code(other.gone[name], came[name])
+             and (m := symbol_move(other.path, state.path, name, root)) is not None]
     if not moves:
         return []
     opened = {s.path: (s.uri, s.version, ls.workspace.get_text_document(s.uri).source)

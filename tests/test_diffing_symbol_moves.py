@@ -147,3 +147,12 @@ def test_an_import_cycle_the_move_makes_is_said(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import pkg"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert "cannot import name 'Abort' from partially initialized module" in done.stderr
+
+
+def test_a_def_removed_and_another_of_its_name_written_elsewhere_is_no_move():
+    old = "def main():\n    parse()\n    run()\n    return 0\n"
+    new = "def main(argv):\n    args = build(argv)\n    serve(args)\n    log.close()\n"
+    assert moved_symbols([("/p/pkg/a.py", old, ""), ("/p/pkg/b.py", "", new)], "/p") == []
+    touched = old.replace("    return 0\n", "    cleanup()\n    return 0\n")  # moved, edited
+    assert len(moved_symbols([("/p/pkg/a.py", old, ""), ("/p/pkg/b.py", "", touched)],
+                             "/p")) == 1
