@@ -22,7 +22,10 @@ from pathlib import Path
 from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
 from remask.diffing.files import SourceError, is_python, project_files, read_source
-from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
+from remask.diffing.modules import is_package
+from remask.diffing.moves import Move, import_name, moved_proposal, moves_for, project_moves
+from remask.diffing.proposal import Proposal
+from remask.diffing.relocate import Module, relocate
 from remask.diffing.symbol_moves import defined, defines, symbol_move
 
 from .common import fail
@@ -98,13 +101,23 @@ def _symbol(args: argparse.Namespace, root: Path) -> int:
             return fail("moved", str(e))
     if Path(old_file).absolute().resolve() == Path(new_file).absolute().resolve():
         return fail("moved", f"{old_file} -> {new_file}: the same module")
-    if name not in (defined(texts[new_file]) or set()):
-        return fail("moved", f"{new_file} does not define {name}: move it there first "
-                    "(remask updates its importers, not the code)")
-    if name in defines(texts[old_file]):
-        return fail("moved", f"{old_file} still defines {name}: move it to {new_file} first "
-                    "(remask updates its importers, not the code)")
-    if name in (defined(texts[old_file]) or set()):
+    pasted = {}
+    if name in defines(texts[old_file]):  # not moved yet: remask makes the move
+        if name in (defined(texts[new_file]) or set()):
+            return fail("moved", f"{old_file} and {new_file} both define {name}: which one "
+                        "stays is yours to say")
+        sides = [Module(texts[f], import_name(Path(f).absolute(), root.absolute()) or "",
+                        is_package(f)) for f in (old_file, new_file)]
+        done = relocate(*sides, name)
+        if isinstance(done, str):
+            return fail("moved", f"{old_file}: {done}")
+        pasted = {str(Path(old_file).resolve()): done.old, str(Path(new_file).resolve()): done.new}
+        if not args.write:
+            print(f"remask moved: {name} is not moved yet: the move and its follow-ups "
+                  "(--write writes them)", file=sys.stderr)
+    elif name not in (defined(texts[new_file]) or set()):
+        return fail("moved", f"{new_file} does not define {name}, nor does {old_file}")
+    elif name in (defined(texts[old_file]) or set()):
         print(f"remask moved: {old_file} still binds {name} (a re-export?): its importers "
               "work as they are; nothing to update", file=sys.stderr)
         return 0
@@ -113,7 +126,7 @@ def _symbol(args: argparse.Namespace, root: Path) -> int:
     if move is None:
         return fail("moved", f"{args.old} -> {new_file}: no import can name one of them "
                     f"under {args.project}")
-    return _follow(args, root, [move], done=True)
+    return _follow(args, root, [move], done=True, pasted=pasted)
 
 
 def _move(old: Path, new: Path) -> str | None:
@@ -136,15 +149,23 @@ def _move(old: Path, new: Path) -> str | None:
     return None
 
 
-def _follow(args: argparse.Namespace, root: Path, moves: list[Move], done: bool) -> int:
-    """Show or write every file's follow-ups; warn of the import cycles the move makes."""
-    files = {}
+def _follow(args: argparse.Namespace, root: Path, moves: list[Move], done: bool,
+            pasted: dict[str, str] | None = None) -> int:
+    """Show or write every file's follow-ups; warn of the import cycles the move makes.
+
+    ``pasted``: the texts a def's move gives its two modules (resolved path → text), the
+    follow-ups found on them and each shown or written from the file as it is on disk.
+    """
+    files, disk = {}, {}
     for path in project_files(root, lambda n: is_python(n) or is_config(n)):
         try:
-            files[str(path)] = read_source(path)
+            disk[str(path)] = read_source(path)
         except SourceError as e:
             print(f"remask moved: {e}; not followed into", file=sys.stderr)
+            continue
+        files[str(path)] = (pasted or {}).get(str(path.resolve()), disk[str(path)])
     found = project_moves(moves, files, root.absolute())
+    found |= {p: [] for p in files if files[p] != disk[p] and p not in found}
     if not found:
         what = ", ".join(f"{m.old} -> {m.new}" for m in moves)
         print(f"remask moved: nothing under {args.project} imports it ({what}); "
@@ -152,15 +173,21 @@ def _follow(args: argparse.Namespace, root: Path, moves: list[Move], done: bool)
         return 0
     code = 0
     after = dict(files)
-    for path, spans in sorted(found.items()):
-        proposal = moved_proposal(files[path], spans, path,
-                                  "definition" if moves[0].symbol else "module")
+    what = "definition" if moves[0].symbol else "module"
+    proposals = {path: moved_proposal(files[path], spans, path, what) if spans else
+                 Proposal("rename", f"Move the {what}", [], files[path], [])
+                 for path, spans in sorted(found.items())}
+    broken = [p for p, prop in proposals.items() if prop is None and files[p] != disk[p]]
+    if broken:  # the move itself cannot be made whole: nothing is written
+        return fail("moved", f"{broken[0]}: the follow-ups would add a syntax error; "
+                    "nothing moved")
+    for path, proposal in proposals.items():
         if proposal is None:
             print(f"{path}: the follow-up would add a syntax error; file left as it was",
                   file=sys.stderr)
         else:
             after[path] = proposal.text
-        code = max(code, emit(args, path, files[path], proposal))
+        code = max(code, emit(args, path, disk[path], proposal))  # from the disk's text
     for cycle in move_cycles(moves, {p: t for p, t in after.items() if not is_config(p)},
                              root.absolute(), done):
         print(f"remask moved: warning: {cycle.said()}", file=sys.stderr)

@@ -135,7 +135,7 @@ class _Fixes:
             return
         target = moved(self.moves, source)
         if target is not None or (node.level and before != after):
-            spelled = _spell(target or source, node.level > 0, after, package)
+            spelled = spell(target or source, node.level > 0, after, package)
             self.add(m.start(1), m.end(1), spelled, f"import from {source}")
             return
         for al in node.names:
@@ -150,7 +150,7 @@ class _Fixes:
                 self._drop(node, al)  # a def's new home imported it from the old one
             elif parent == source or len(node.names) == 1:
                 if parent != source:
-                    self.add(m.start(1), m.end(1), _spell(parent, node.level > 0, after, package),
+                    self.add(m.start(1), m.end(1), spell(parent, node.level > 0, after, package),
                              f"import of {source}.{al.name}")
                 self._rename_binding(al, at, last)
             else:  # one name of several moved to another package: an import of its own
@@ -222,7 +222,7 @@ class _Fixes:
         body = self.index.tree.body
         imports = [s for s in body if isinstance(s, ast.Import | ast.ImportFrom)]
         relative = any(isinstance(s, ast.ImportFrom) and s.level for s in imports)
-        spelled = _spell(home, relative, self.after, self.package)
+        spelled = spell(home, relative, self.after, self.package)
         callers = self._callers(name) if cyclic else None
         if callers:
             for fn in callers:
@@ -273,7 +273,7 @@ class _Fixes:
         indent = self.text[line:self.den.offset(node.lineno, node.col_offset)]
         local = al.asname or (last if al.name == last or self._rename_uses(al, here, last)
                               else al.name)
-        spelled = _spell(parent, node.level > 0, self.after, self.package)
+        spelled = spell(parent, node.level > 0, self.after, self.package)
         new_import = f"from {spelled} import {last}" + (f" as {local}" if local != last else "")
         self.add(cut[0], cut[1], "", f"import of {al.name}")
         self.add(stmt_end, stmt_end, f"\n{indent}{new_import}", f"import of {al.name}")
@@ -387,7 +387,7 @@ class _Fixes:
                      f"import of {module}")
             self.imported[module] = name
         elif isinstance(stmt, ast.ImportFrom) and parent:
-            spelled = _spell(parent, stmt.level > 0, self.after, self.package)
+            spelled = spell(parent, stmt.level > 0, self.after, self.package)
             self.add(at, at, f"\n{indent}from {spelled} import {last}", f"import of {module}")
             self.imported[module] = last
         elif isinstance(stmt, ast.Import) and not parent:
@@ -429,7 +429,7 @@ class _Fixes:
         at = self.den.offset(stmt.end_lineno, stmt.end_col_offset)
         start = self.den.offset(stmt.lineno, stmt.col_offset)
         indent = self.text[self.text.rfind("\n", 0, start) + 1:start]
-        spelled = _spell(parent, relative, self.after, self.package)
+        spelled = spell(parent, relative, self.after, self.package)
         self.add(at, at, f"\n{indent}from {spelled} import {last}", f"import of {went}")
         return last
 
@@ -459,7 +459,7 @@ class _Fixes:
         return out
 
 
-def _spell(target: str, relative: bool, module: str, package: bool) -> str:
+def spell(target: str, relative: bool, module: str, package: bool) -> str:
     """How ``module`` imports from ``target``: relatively where it did and can, else absolute.
 
     Relative imports climb within one top-level package: ``pkg.a.x`` from ``pkg.b.y`` is

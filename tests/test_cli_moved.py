@@ -149,11 +149,14 @@ def test_remask_moved_loads_no_torch():
 def test_a_function_moved_to_another_module_updates_its_importers(root, capsys):
     (root / "pyproject.toml").write_text('[project.scripts]\ntool = "pkg.old:f"\n')
     code, _, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
-    assert (code, err.strip()) == (2, "remask moved: pkg/helpers.py does not define f: move it "
-                                      "there first (remask updates its importers, not the code)")
+    (root / "pkg/old.py").write_text("")
+    code, _, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
+    assert (code, err.strip()) == (2, "remask moved: pkg/helpers.py does not define f, nor "
+                                      "does pkg/old.py")
+    (root / "pkg/old.py").write_text("from . import helpers\n\n\ndef f():\n    return 1\n")
     (root / "pkg/helpers.py").write_text("def f():\n    return 1\n")
     code, _, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
-    assert code == 2 and "pkg/old.py still defines f: move it to pkg/helpers.py first" in err
+    assert code == 2 and "pkg/old.py and pkg/helpers.py both define f" in err
     (root / "pkg/old.py").write_text("from . import helpers\n")  # cut out
     code, out, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")
     assert code == 0, err
@@ -180,3 +183,25 @@ def test_a_moved_function_bad_input_is_one_line(root, capsys):
         code, out, err = run(capsys, old, new)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (old, new, err)
         assert why in err, err
+
+
+def test_remask_moves_a_function_itself_with_the_imports_it_reads(root, capsys):
+    (root / "pkg/old.py").write_text("import os\nfrom . import helpers\n\n\ndef f():\n"
+                                     "    return os.sep\n\n\ndef g():\n    return f()\n")
+    (root / "pkg/helpers.py").write_text("X = 1\n")
+    before = {p: (root / p).read_text() for p in ("pkg/old.py", "pkg/helpers.py", "main.py")}
+    code, out, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py")  # a preview
+    assert code == 0 and "f is not moved yet" in err
+    assert "+def f():" in out and "-def f():" in out
+    assert {p: (root / p).read_text() for p in before} == before
+    code, _, err = run(capsys, "pkg/old.py::f", "pkg/helpers.py", "--write")
+    assert code == 0, err
+    assert (root / "pkg/helpers.py").read_text() == \
+        "import os\n\nX = 1\n\n\ndef f():\n    return os.sep\n"
+    # old.py lost f and os, and imports f for g, which still calls it
+    assert (root / "pkg/old.py").read_text() == \
+        "from . import helpers\nfrom .helpers import f\n\n\ndef g():\n    return f()\n"
+    assert (root / "main.py").read_text() == "from pkg import helpers\n\nprint(helpers.f())\n"
+    done = subprocess.run(["python", "-c", "import main, pkg.old; print(pkg.old.g())"],
+                          cwd=root, capture_output=True, text=True)
+    assert done.stdout == "/\n/\n", done.stderr

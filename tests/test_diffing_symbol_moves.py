@@ -12,6 +12,7 @@ from pathlib import Path
 
 from remask.diffing.cycles import move_cycles
 from remask.diffing.moves import moved_proposal, project_moves
+from remask.diffing.relocate import Module, relocate
 from remask.diffing.symbol_moves import moved_symbols, symbol_move
 
 LIB = '"""Numbers."""\nimport os\n\n__all__ = ["grand", "total"]\n\n\n' \
@@ -156,3 +157,24 @@ def test_a_def_removed_and_another_of_its_name_written_elsewhere_is_no_move():
     touched = old.replace("    return 0\n", "    cleanup()\n    return 0\n")  # moved, edited
     assert len(moved_symbols([("/p/pkg/a.py", old, ""), ("/p/pkg/b.py", "", touched)],
                              "/p")) == 1
+
+
+def test_relocate_takes_the_imports_along_and_drops_those_left_unused():
+    old = Module('"""Numbers."""\nimport os\nimport re\nfrom .util import clean\n\n'
+                 'SEP = os.sep\n\n\n# the sum, cleaned\n@cache\ndef total(xs):\n'
+                 '    return sum(clean(x) for x in xs) + len(SEP) + len(re.escape("a"))\n\n\n'
+                 'def grand(xs):\n    return total(xs) * 10\n', "pkg.lib", False)
+    new = Module('"""Maths."""\nfrom .util import clean\n\n\ndef mean(xs):\n    return 0\n',
+                 "pkg.sub.maths", False)
+    old = Module(old.text.replace("@cache\n", "@functools.cache\n").replace(
+        "import os\n", "import functools\nimport os\n"), old.name, old.package)
+    done = relocate(old, new, "total")
+    assert done.old == '"""Numbers."""\nimport os\n\nSEP = os.sep\n\n\n' \
+        "def grand(xs):\n    return total(xs) * 10\n"  # functools, re, clean: read by it alone
+    assert done.new == '"""Maths."""\nfrom .util import clean\nimport functools\nimport re\n' \
+        'from ..lib import SEP\n\n\ndef mean(xs):\n    return 0\n\n\n# the sum, cleaned\n' \
+        "@functools.cache\ndef total(xs):\n" \
+        '    return sum(clean(x) for x in xs) + len(SEP) + len(re.escape("a"))\n'
+    assert done.imported == ("SEP", "functools", "re")  # clean: maths.py has it
+    assert relocate(old, new, "grand_total") == \
+        "defines no grand_total at its top level (one inside an if or a try is not moved)"

@@ -1,0 +1,183 @@
+"""Moving a def or class to another module: the cut, the paste and the imports it takes along.
+
+``remask moved pkg/a.py::total pkg/b.py`` with ``total`` still in ``a.py`` makes the move
+before following it (:mod:`.symbol_moves`): the def, with its decorators and the comment
+lines right above it, leaves ``a.py`` and is appended to ``b.py``. The module-level names it
+reads go with it: a name ``a.py`` imports is imported in ``b.py`` the same way (a relative
+import respelled from there), and a name ``a.py`` defines is imported from ``a.py``. Imports
+in ``a.py`` that only the def read are dropped. No model: every line is the user's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from .modules import resolve
+from .respell import spell
+from .scopes import scope_index
+
+__all__ = ["Relocated", "relocate"]
+
+
+@dataclass(frozen=True)
+class Relocated:
+    """Both modules' texts once the def moved, and the names it took imports for."""
+
+    old: str
+    new: str
+    imported: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Module:
+    """One side of the move: its text, dotted name, and whether a package's ``__init__``."""
+
+    text: str
+    name: str
+    package: bool
+
+
+def relocate(old: Module, new: Module, name: str) -> Relocated | str:
+    """Move module-level def or class ``name`` from ``old`` to the end of ``new``; why not."""
+    try:
+        old_tree, new_tree = ast.parse(old.text), ast.parse(new.text)
+    except SyntaxError as e:
+        return f"does not parse (line {e.lineno})"
+    node = next((s for s in old_tree.body if isinstance(
+        s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and s.name == name), None)
+    if node is None:
+        return f"defines no {name} at its top level (one inside an if or a try is not moved)"
+    lines = old.text.splitlines(keepends=True)
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+    while first > 0 and lines[first - 1].lstrip().startswith("#"):
+        first -= 1  # the comment lines right above it go with it
+    code = "".join(lines[first:node.end_lineno])
+    if not code.endswith("\n"):
+        code += "\n"
+    bindings = _top_bindings(old_tree)
+    needed = sorted(_reads(node) & bindings.keys() - {name})
+    have = _top_names(new_tree)
+    imports = []
+    for n in needed:
+        if n in have:
+            continue  # the new module binds it already: taken as the same
+        imports.append(_import_for(n, bindings[n], old, new))
+    rest = "".join(lines[:first]).rstrip("\n")
+    after = "".join(lines[node.end_lineno:]).lstrip("\n")
+    old_text = f"{rest}\n\n\n{after}" if rest and after else (rest + "\n" if rest else after)
+    old_text = _drop_unused(old_text, [n for n in needed if n in bindings
+                                       and isinstance(bindings[n], ast.Import | ast.ImportFrom)])
+    new_text = _add_imports(new.text, new_tree, imports)
+    new_text = f"{new_text.rstrip(chr(10))}\n\n\n{code}" if new_text.strip() else code
+    return Relocated(old_text, new_text, tuple(n for n in needed if n not in have))
+
+
+def _reads(node: ast.AST) -> set[str]:
+    """The names ``node`` reads and binds nowhere inside itself (what it needs from outside)."""
+    loads, bound = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else bound).add(n.id)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n is not node:
+            bound.add(n.name)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+    return loads - bound
+
+
+def _top_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
+    """Each name the module binds at its top level, with the statement binding it first."""
+    out: dict[str, ast.stmt] = {}
+    for stmt in tree.body:
+        for n in _bound_by(stmt):
+            out.setdefault(n, stmt)
+    return out
+
+
+def _bound_by(stmt: ast.stmt) -> list[str]:
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).split(".")[0] for a in stmt.names]
+    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    inner = [s for f in ("body", "orelse", "finalbody") for s in getattr(stmt, f, [])]
+    inner += [s for h in getattr(stmt, "handlers", []) for s in h.body]
+    return [n for s in inner for n in _bound_by(s)]
+
+
+def _top_names(tree: ast.Module) -> set[str]:
+    return set(_top_bindings(tree))
+
+
+def _import_for(name: str, stmt: ast.stmt, old: Module, new: Module) -> str:
+    """The import statement that binds ``name`` in the new module as ``stmt`` did in the old."""
+    if isinstance(stmt, ast.Import):
+        alias = next(a for a in stmt.names if (a.asname or a.name).split(".")[0] == name)
+        return f"import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
+    if isinstance(stmt, ast.ImportFrom):
+        alias = next(a for a in stmt.names if (a.asname or a.name) == name)
+        source = resolve(stmt, old.name, old.package)
+        if source is not None:
+            spelled = spell(source, stmt.level > 0, new.name, new.package)
+            return f"from {spelled} import {alias.name}" + (
+                f" as {alias.asname}" if alias.asname else "")
+    relative = bool(re.search(r"^from \.", new.text, re.MULTILINE))
+    return f"from {spell(old.name, relative, new.name, new.package)} import {name}"
+
+
+def _add_imports(text: str, tree: ast.Module, imports: list[str]) -> str:
+    """``imports`` below the module's last top-level import (or its docstring, or atop it)."""
+    if not imports:
+        return text
+    block = "\n".join(sorted(imports, key=lambda i: (i.startswith("from "), i)))
+    body = tree.body
+    last = [s for s in body if isinstance(s, ast.Import | ast.ImportFrom)]
+    lines = text.splitlines(keepends=True)
+    if last:
+        at = last[-1].end_lineno
+        return "".join(lines[:at]) + block + "\n" + "".join(lines[at:])
+    doc = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(
+        body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else None
+    if doc is not None:
+        at = doc.end_lineno
+        return "".join(lines[:at]) + "\n" + block + "\n" + "".join(lines[at:])
+    if not body:
+        return block + "\n" + text
+    top = isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    return block + ("\n\n\n" if top else "\n\n") + text  # as PEP 8 spaces them
+
+
+def _drop_unused(text: str, names: list[str]) -> str:
+    """Take out of the module's top-level imports those of ``names`` it no longer reads."""
+    index = scope_index(text)
+    if index is None:
+        return text
+    read = {o.name for o in index.occurrences if not o.binding}
+    if re.search(r"^__all__\b", text, re.MULTILINE):
+        read |= set(re.findall(r"['\"](\w+)['\"]", text))  # listed to export: still used
+    unused = set(names) - read
+    if not unused:
+        return text
+    lines = text.splitlines(keepends=True)
+    for stmt in sorted((s for s in index.tree.body if isinstance(s, ast.Import | ast.ImportFrom)),
+                       key=lambda s: -s.lineno):
+        keep = [a for a in stmt.names if (a.asname or a.name).split(".")[0] not in unused]
+        if len(keep) == len(stmt.names) or stmt.lineno != stmt.end_lineno:
+            continue  # nothing of it unused, or written over several lines: left
+        line = lines[stmt.lineno - 1]
+        if not keep:
+            lines[stmt.lineno - 1] = ""
+            continue
+        names_text = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in keep)
+        head = line[:stmt.col_offset] + ("import " if isinstance(stmt, ast.Import) else
+                                         line[stmt.col_offset:line.index(" import ") + 8])
+        lines[stmt.lineno - 1] = head + names_text + "\n"
+    return "".join(lines)
