@@ -200,3 +200,21 @@ class Denotations:
     def attr_start(self, expr: ast.Attribute) -> int:
         """Where an attribute's name is written (``f`` of ``a.f``)."""
         return self.offset(expr.end_lineno, expr.end_col_offset) - len(expr.attr)
+
+
+def spell(target: str, relative: bool, module: str, package: bool) -> str:
+    """How ``module`` imports from ``target``: relatively where it did and can, else absolute.
+
+    Relative imports climb within one top-level package: ``pkg.a.x`` from ``pkg.b.y`` is
+    ``..a.x``; from another top package it is spelled absolute.
+    """
+    if not relative:
+        return target
+    base = module.split(".") if package else module.split(".")[:-1]
+    parts = target.split(".")
+    common = 0
+    while common < min(len(base), len(parts)) and base[common] == parts[common]:
+        common += 1
+    if common == 0:
+        return target
+    return "." * (len(base) - common + 1) + ".".join(parts[common:])

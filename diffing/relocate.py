@@ -14,8 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .modules import resolve
-from .respell import spell
+from .modules import resolve, spell
 from .scopes import scope_index
 
 __all__ = ["Relocated", "relocate"]
@@ -56,22 +55,25 @@ def relocate(old: Module, new: Module, name: str) -> Relocated | str:
     code = "".join(lines[first:node.end_lineno])
     if not code.endswith("\n"):
         code += "\n"
-    bindings = _top_bindings(old_tree)
+    bindings, theirs = _bindings(old_tree.body), _bindings(new_tree.body)
     needed = sorted(_reads(node) & bindings.keys() - {name})
-    have = _top_names(new_tree)
-    imports = []
+    runtime, typing, took = [], [], []
     for n in needed:
-        if n in have:
+        b, there = bindings[n], theirs.get(n)
+        if there is not None and (b.typing or not there.typing):
             continue  # the new module binds it already: taken as the same
-        imports.append(_import_for(n, bindings[n], old, new))
+        (typing if b.typing else runtime).extend(_imports_for(n, b, old, new))
+        took.append(n)
+    if typing and "TYPE_CHECKING" not in theirs:
+        runtime.append("from typing import TYPE_CHECKING")
     rest = "".join(lines[:first]).rstrip("\n")
     after = "".join(lines[node.end_lineno:]).lstrip("\n")
     old_text = f"{rest}\n\n\n{after}" if rest and after else (rest + "\n" if rest else after)
-    old_text = _drop_unused(old_text, [n for n in needed if n in bindings
-                                       and isinstance(bindings[n], ast.Import | ast.ImportFrom)])
-    new_text = _add_imports(new.text, new_tree, imports)
+    old_text = _drop_unused(old_text, [n for n in needed if any(
+        isinstance(st, ast.Import | ast.ImportFrom) for st in bindings[n].stmts)])
+    new_text = _add_imports(_add_typing(new.text, new_tree, typing), list(dict.fromkeys(runtime)))
     new_text = f"{new_text.rstrip(chr(10))}\n\n\n{code}" if new_text.strip() else code
-    return Relocated(old_text, new_text, tuple(n for n in needed if n not in have))
+    return Relocated(old_text, new_text, tuple(took))
 
 
 def _reads(node: ast.AST) -> set[str]:
@@ -91,52 +93,103 @@ def _reads(node: ast.AST) -> set[str]:
     return loads - bound
 
 
-def _top_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
-    """Each name the module binds at its top level, with the statement binding it first."""
-    out: dict[str, ast.stmt] = {}
-    for stmt in tree.body:
-        for n in _bound_by(stmt):
-            out.setdefault(n, stmt)
+@dataclass
+class _Binding:
+    """How a module binds a name: the statements that do, and whether for type checkers only."""
+
+    stmts: list[ast.stmt]
+    typing: bool  # only under ``if TYPE_CHECKING:``
+
+
+def _bindings(body: list[ast.stmt], typing: bool = False,
+              out: dict[str, _Binding] | None = None) -> dict[str, _Binding]:
+    """Each name module-level ``body`` binds (in ``if``/``try`` blocks too), and how."""
+    out = {} if out is None else out
+
+    def bind(name: str, stmt: ast.stmt) -> None:
+        b = out.setdefault(name, _Binding([], typing))
+        b.stmts.append(stmt)
+        b.typing = b.typing and typing
+
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bind(stmt.name, stmt)
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            for a in stmt.names:
+                bind((a.asname or a.name).split(".")[0], stmt)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        bind(n.id, stmt)
+        elif isinstance(stmt, ast.If) and _type_checking(stmt.test):
+            _bindings(stmt.body, True, out)
+            _bindings(stmt.orelse, typing, out)
+        else:
+            inner = [s for f in ("body", "orelse", "finalbody") for s in getattr(stmt, f, [])]
+            _bindings(inner + [s for h in getattr(stmt, "handlers", []) for s in h.body],
+                      typing, out)
     return out
 
 
-def _bound_by(stmt: ast.stmt) -> list[str]:
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [stmt.name]
-    if isinstance(stmt, ast.Import | ast.ImportFrom):
-        return [(a.asname or a.name).split(".")[0] for a in stmt.names]
-    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-    inner = [s for f in ("body", "orelse", "finalbody") for s in getattr(stmt, f, [])]
-    inner += [s for h in getattr(stmt, "handlers", []) for s in h.body]
-    return [n for s in inner for n in _bound_by(s)]
+def _type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
-def _top_names(tree: ast.Module) -> set[str]:
-    return set(_top_bindings(tree))
+def _imports_for(name: str, binding: _Binding, old: Module, new: Module) -> list[str]:
+    """The import statements binding ``name`` in the new module as ``binding`` did in the old.
 
-
-def _import_for(name: str, stmt: ast.stmt, old: Module, new: Module) -> str:
-    """The import statement that binds ``name`` in the new module as ``stmt`` did in the old."""
-    if isinstance(stmt, ast.Import):
-        alias = next(a for a in stmt.names if (a.asname or a.name).split(".")[0] == name)
-        return f"import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
-    if isinstance(stmt, ast.ImportFrom):
-        alias = next(a for a in stmt.names if (a.asname or a.name) == name)
-        source = resolve(stmt, old.name, old.package)
-        if source is not None:
-            spelled = spell(source, stmt.level > 0, new.name, new.package)
-            return f"from {spelled} import {alias.name}" + (
-                f" as {alias.asname}" if alias.asname else "")
+    Every ``import email.parser``, ``import email.message`` binding ``email`` goes (the def
+    may read either); a name the old module binds otherwise is imported from it.
+    """
+    out = []
+    for stmt in binding.stmts:
+        if isinstance(stmt, ast.Import):
+            out += [f"import {a.name}" + (f" as {a.asname}" if a.asname else "")
+                    for a in stmt.names if (a.asname or a.name.split(".")[0]) == name]
+        elif isinstance(stmt, ast.ImportFrom) and not out:
+            source = resolve(stmt, old.name, old.package)
+            a = next(a for a in stmt.names if (a.asname or a.name) == name)
+            if source is not None:
+                spelled = spell(source, stmt.level > 0, new.name, new.package)
+                out.append(f"from {spelled} import {a.name}" +
+                           (f" as {a.asname}" if a.asname else ""))
+    if out:
+        return list(dict.fromkeys(out))
     relative = bool(re.search(r"^from \.", new.text, re.MULTILINE))
-    return f"from {spell(old.name, relative, new.name, new.package)} import {name}"
+    return [f"from {spell(old.name, relative, new.name, new.package)} import {name}"]
 
 
-def _add_imports(text: str, tree: ast.Module, imports: list[str]) -> str:
+def _add_typing(text: str, tree: ast.Module, imports: list[str]) -> str:
+    """``imports`` for type checkers only.
+
+    In the module's ``if TYPE_CHECKING:`` block, or a new one below its imports.
+    """
+    if not imports:
+        return text
+    lines = text.splitlines(keepends=True)
+    block = next((s for s in tree.body if isinstance(s, ast.If) and _type_checking(s.test)),
+                 None)
+    if block is not None:
+        indent = " " * block.body[0].col_offset
+        at = block.body[-1].end_lineno
+        return "".join(lines[:at]) + "".join(f"{indent}{i}\n" for i in imports) + \
+            "".join(lines[at:])
+    body = "if TYPE_CHECKING:\n" + "".join(f"    {i}\n" for i in imports)
+    last = [s for s in tree.body if isinstance(s, ast.Import | ast.ImportFrom)]
+    at = last[-1].end_lineno if last else 0
+    return "".join(lines[:at]) + ("\n" if at else "") + body + \
+        ("\n" if at < len(lines) else "") + "".join(lines[at:])
+
+
+def _add_imports(text: str, imports: list[str]) -> str:
     """``imports`` below the module's last top-level import (or its docstring, or atop it)."""
     if not imports:
         return text
+    tree = ast.parse(text)
     block = "\n".join(sorted(imports, key=lambda i: (i.startswith("from "), i)))
     body = tree.body
     last = [s for s in body if isinstance(s, ast.Import | ast.ImportFrom)]

@@ -178,3 +178,24 @@ def test_relocate_takes_the_imports_along_and_drops_those_left_unused():
     assert done.imported == ("SEP", "functools", "re")  # clean: maths.py has it
     assert relocate(old, new, "grand_total") == \
         "defines no grand_total at its top level (one inside an if or a try is not moved)"
+
+
+def test_relocate_keeps_type_checking_imports_for_type_checkers():
+    old = Module("from __future__ import annotations\n\nimport email.message\n"
+                 "import email.parser\nfrom typing import TYPE_CHECKING\n\n"
+                 "if TYPE_CHECKING:\n    from .conf import Conf\n\n\n"
+                 "def read(conf: Conf) -> email.message.Message:\n"
+                 "    return email.parser.Parser().parsestr(conf.text)\n", "pkg.lib", False)
+    new = Module("import os\n", "pkg.io", False)
+    done = relocate(old, new, "read")
+    assert done.new == "import os\nimport email.message\nimport email.parser\n" \
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .conf import Conf\n\n\n" \
+        "def read(conf: Conf) -> email.message.Message:\n" \
+        "    return email.parser.Parser().parsestr(conf.text)\n"
+    # the new module's own TYPE_CHECKING block takes it; a name it imports only for type
+    # checkers is no runtime binding
+    new = Module("import attrs\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                 "    import email\n", "pkg.io", False)
+    done = relocate(old, new, "read")
+    assert "if TYPE_CHECKING:\n    import email\n    from .conf import Conf\n" in done.new
+    assert done.imported == ("Conf", "email")
