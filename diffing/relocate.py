@@ -44,19 +44,15 @@ def relocate(old: Module, new: Module, name: str) -> Relocated | str:
         old_tree, new_tree = ast.parse(old.text), ast.parse(new.text)
     except SyntaxError as e:
         return f"does not parse (line {e.lineno})"
-    node = next((s for s in old_tree.body if isinstance(
-        s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and s.name == name), None)
-    if node is None:
+    nodes = [s for s in old_tree.body if isinstance(
+        s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and s.name == name]
+    if not nodes:
         return f"defines no {name} at its top level (one inside an if or a try is not moved)"
     lines = old.text.splitlines(keepends=True)
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-    while first > 0 and lines[first - 1].lstrip().startswith("#"):
-        first -= 1  # the comment lines right above it go with it
-    code = "".join(lines[first:node.end_lineno])
-    if not code.endswith("\n"):
-        code += "\n"
+    blocks = [(_first_line(n, lines), n.end_lineno) for n in nodes]  # ``@overload``s: all
+    code = "\n\n".join("".join(lines[a:b]).rstrip("\n") for a, b in blocks) + "\n"
     bindings, theirs = _bindings(old_tree.body), _bindings(new_tree.body)
-    needed = sorted(_reads(node) & bindings.keys() - {name})
+    needed = sorted(set().union(*map(_reads, nodes)) & bindings.keys() - {name})
     runtime, typing, took = [], [], []
     for n in needed:
         b, there = bindings[n], theirs.get(n)
@@ -66,14 +62,44 @@ def relocate(old: Module, new: Module, name: str) -> Relocated | str:
         took.append(n)
     if typing and "TYPE_CHECKING" not in theirs:
         runtime.append("from typing import TYPE_CHECKING")
-    rest = "".join(lines[:first]).rstrip("\n")
-    after = "".join(lines[node.end_lineno:]).lstrip("\n")
-    old_text = f"{rest}\n\n\n{after}" if rest and after else (rest + "\n" if rest else after)
+    old_text = old.text
+    for a, b in reversed(blocks):
+        cut = old_text.splitlines(keepends=True)
+        rest, after = "".join(cut[:a]).rstrip("\n"), "".join(cut[b:]).lstrip("\n")
+        old_text = f"{rest}\n\n\n{after}" if rest and after else (rest + "\n" if rest else after)
     old_text = _drop_unused(old_text, [n for n in needed if any(
         isinstance(st, ast.Import | ast.ImportFrom) for st in bindings[n].stmts)])
     new_text = _add_imports(_add_typing(new.text, new_tree, typing), list(dict.fromkeys(runtime)))
+    if typing and _future_annotations(old_tree) and not _future_annotations(new_tree):
+        # its annotations name what only type checkers import: they must stay unevaluated
+        new_text = _add_future(new_text)
     new_text = f"{new_text.rstrip(chr(10))}\n\n\n{code}" if new_text.strip() else code
     return Relocated(old_text, new_text, tuple(took))
+
+
+def _first_line(node: ast.stmt, lines: list[str]) -> int:
+    """The index of ``node``'s first line: its decorators', or a comment right above them."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+    while first > 0 and lines[first - 1].lstrip().startswith("#"):
+        first -= 1
+    return first
+
+
+def _future_annotations(tree: ast.Module) -> bool:
+    return any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and
+               any(a.name == "annotations" for a in s.names) for s in tree.body)
+
+
+def _add_future(text: str) -> str:
+    """``from __future__ import annotations`` first in the module (after its docstring)."""
+    body = ast.parse(text).body
+    lines = text.splitlines(keepends=True)
+    doc = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(
+        body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else None
+    at = doc.end_lineno if doc is not None else 0
+    gap = "\n" if doc is not None else ""
+    return "".join(lines[:at]) + gap + "from __future__ import annotations\n" + \
+        ("\n" if at < len(lines) and lines[at].strip() else "") + "".join(lines[at:])
 
 
 def _reads(node: ast.AST) -> set[str]:
@@ -233,4 +259,4 @@ def _drop_unused(text: str, names: list[str]) -> str:
         head = line[:stmt.col_offset] + ("import " if isinstance(stmt, ast.Import) else
                                          line[stmt.col_offset:line.index(" import ") + 8])
         lines[stmt.lineno - 1] = head + names_text + "\n"
-    return "".join(lines)
+    return "".join(lines).lstrip("\n")  # no blank lines atop where the first import went

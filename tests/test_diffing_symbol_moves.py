@@ -188,7 +188,9 @@ def test_relocate_keeps_type_checking_imports_for_type_checkers():
                  "    return email.parser.Parser().parsestr(conf.text)\n", "pkg.lib", False)
     new = Module("import os\n", "pkg.io", False)
     done = relocate(old, new, "read")
-    assert done.new == "import os\nimport email.message\nimport email.parser\n" \
+    # Conf is imported for type checkers alone: the annotation must stay unevaluated there too
+    assert done.new == "from __future__ import annotations\n\n" \
+        "import os\nimport email.message\nimport email.parser\n" \
         "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .conf import Conf\n\n\n" \
         "def read(conf: Conf) -> email.message.Message:\n" \
         "    return email.parser.Parser().parsestr(conf.text)\n"
@@ -199,3 +201,14 @@ def test_relocate_keeps_type_checking_imports_for_type_checkers():
     done = relocate(old, new, "read")
     assert "if TYPE_CHECKING:\n    import email\n    from .conf import Conf\n" in done.new
     assert done.imported == ("Conf", "email")
+
+
+def test_relocate_moves_every_overload_with_the_implementation():
+    old = Module("from typing import overload\n\n\n@overload\ndef get(x: int) -> int: ...\n"
+                 "@overload\ndef get(x: str) -> str: ...\ndef get(x):\n    return x\n\n\n"
+                 "def other():\n    return 1\n", "pkg.a", False)
+    done = relocate(old, Module("", "pkg.b", False), "get")
+    assert done.old == "def other():\n    return 1\n"
+    assert done.new == "from typing import overload\n\n\n@overload\n" \
+        "def get(x: int) -> int: ...\n\n@overload\ndef get(x: str) -> str: ...\n\n" \
+        "def get(x):\n    return x\n"
