@@ -119,10 +119,13 @@ class _Program:
         return {s[1] for s in self.steps(name) if s[0] in ("import", "from")}
 
     def _read(self, body: list[ast.stmt], name: str, package: bool) -> Iterator[tuple]:
+        aliases: dict[str, str] = {}  # a name bound to one of the project's modules → it
         for stmt in _load_time(body):
             if isinstance(stmt, ast.Import):
                 for a in stmt.names:
                     yield from self._import(a.name)
+                    if a.asname and a.name in self.modules:
+                        aliases[a.asname] = a.name
                 yield ("bind", {a.asname or a.name.partition(".")[0] for a in stmt.names})
             elif isinstance(stmt, ast.ImportFrom):
                 base = resolve(stmt, name, package)
@@ -132,10 +135,16 @@ class _Program:
                         sub = f"{base}.{a.name}"
                         if sub in self.modules:
                             yield ("import", sub)
+                            aliases[a.asname or a.name] = sub
                         elif base in self.modules and a.name != "*":
                             yield ("from", base, a.name)
                 yield ("bind", {a.asname or a.name for a in stmt.names})
             else:
+                # ``class Sub(mod.Base)`` reads ``Base`` off a module as it runs, as a
+                # ``from mod import Base`` would
+                for module, attr in _attribute_reads(stmt, aliases):
+                    if f"{module}.{attr}" not in self.modules:
+                        yield ("from", module, attr)
                 yield ("bind", _bound(stmt))
 
 
@@ -205,6 +214,52 @@ def _load_time(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield stmt
         else:
             yield stmt
+
+
+def _attribute_reads(stmt: ast.stmt, aliases: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """``(module, name)`` of each ``alias.name`` that running ``stmt`` at load time reads.
+
+    A def's decorators and defaults, a class's bases, keywords and body, the test of an
+    ``if`` (blocks are read statement by statement), a plain statement whole; never what
+    runs later (function bodies, lambdas) nor annotations (often left unevaluated).
+    """
+    if not aliases:
+        return
+    for expr in _eager(stmt):
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    node.value.id in aliases:
+                yield aliases[node.value.id], node.attr
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _eager(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The parts of ``stmt`` evaluated when the module runs it (see :func:`_attribute_reads`)."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        yield from stmt.decorator_list
+        yield from stmt.args.defaults
+        yield from (d for d in stmt.args.kw_defaults if d is not None)
+    elif isinstance(stmt, ast.ClassDef):
+        yield from stmt.decorator_list
+        yield from stmt.bases
+        yield from (k.value for k in stmt.keywords)
+        for inner in stmt.body:
+            yield from _eager(inner)
+    elif isinstance(stmt, ast.If | ast.While):
+        yield stmt.test
+    elif isinstance(stmt, ast.For):
+        yield stmt.iter
+    elif isinstance(stmt, ast.With):
+        yield from (i.context_expr for i in stmt.items)
+    elif isinstance(stmt, ast.AnnAssign):
+        if stmt.value is not None:
+            yield stmt.value
+    elif not isinstance(stmt, ast.Try | ast.Import | ast.ImportFrom):
+        yield stmt
 
 
 def _bound(stmt: ast.stmt) -> set[str]:
