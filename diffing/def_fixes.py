@@ -74,7 +74,11 @@ class DefFixes:
         callers = self._callers(name) if cyclic else None
         if callers:
             for fn in callers:
-                first = fn.body[0]
+                doc = isinstance(fn.body[0], ast.Expr) and isinstance(
+                    fn.body[0].value, ast.Constant) and isinstance(fn.body[0].value.value, str)
+                if doc and len(fn.body) == 1:
+                    continue  # a docstring alone reads no name
+                first = fn.body[1 if doc else 0]  # below the docstring, which stays one
                 at = self.den.offset(first.lineno, first.col_offset)
                 indent = self.text[self.text.rfind("\n", 0, at) + 1:at]
                 if indent.strip():

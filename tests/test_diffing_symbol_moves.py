@@ -81,13 +81,14 @@ def test_where_the_new_module_imports_the_old_one_its_callers_import_it_when_cal
     project(tmp_path, {"pkg/__init__.py": "", "pkg/lib.py": lib,
                        "pkg/maths.py": "from .lib import grand\n\n\ndef mean(xs):\n"
                                        "    return grand(xs) / 10 / len(xs)\n"})
-    project(tmp_path, {"pkg/lib.py": "def grand(xs):\n    return total(xs) * 10\n",
+    project(tmp_path, {"pkg/lib.py": 'def grand(xs):\n    """Ten times."""\n'
+                                     "    return total(xs) * 10\n",
                        "pkg/maths.py": "from .lib import grand\n\n\ndef mean(xs):\n"
                                        "    return grand(xs) / 10 / len(xs)\n\n\n"
                                        "def total(xs):\n    return sum(xs)\n"})
     changed = follow(tmp_path, "pkg/lib.py", "pkg/maths.py", "total")
-    assert changed["pkg/lib.py"] == \
-        "def grand(xs):\n    from pkg.maths import total\n    return total(xs) * 10\n"
+    assert changed["pkg/lib.py"] == 'def grand(xs):\n    """Ten times."""\n' \
+        "    from pkg.maths import total\n    return total(xs) * 10\n"  # the docstring stays
     for first in ("pkg.lib", "pkg.maths"):  # a top-level import would fail one of these
         assert run(tmp_path, f"import {first}\nimport pkg.lib, pkg.maths\n"
                              "print(pkg.maths.mean([1, 2, 3]))") == "2.0"
