@@ -124,8 +124,10 @@ class _Program:
             if isinstance(stmt, ast.Import):
                 for a in stmt.names:
                     yield from self._import(a.name)
-                    if a.asname and a.name in self.modules:
-                        aliases[a.asname] = a.name
+                    local, module = a.asname or a.name.partition(".")[0], \
+                        a.name if a.asname else a.name.partition(".")[0]
+                    if module in self.modules:
+                        aliases[local] = module
                 yield ("bind", {a.asname or a.name.partition(".")[0] for a in stmt.names})
             elif isinstance(stmt, ast.ImportFrom):
                 base = resolve(stmt, name, package)

@@ -243,7 +243,9 @@ class _Fixes(DefFixes):
             return  # spaces, a line break or a comment inside the chain: left
         symbol = dotted != base and any(m.symbol and m.old == dotted for m in self.moves)
         module, _, last = went.rpartition(".")
-        if went.startswith(f"{base}.") and not (symbol and self._from_imported(root)):
+        if symbol and module == self.after:  # ``nodes.Getitem`` where Getitem went: itself
+            self.add(start, end, last, f"'{written}', defined here now")
+        elif went.startswith(f"{base}.") and not (symbol and self._from_imported(root)):
             self.add(start, end, root.id + went[len(base):], f"'{written}'")
             if symbol:
                 self._import_module(root, module)

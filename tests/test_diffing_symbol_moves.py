@@ -99,12 +99,14 @@ def test_the_new_home_drops_its_import_of_the_name_from_the_old_one(tmp_path):
                        "pkg/lib.py": "def keep():\n    return 1\n",
                        "pkg/use.py": "from .lib import keep, total\n\n\n"
                                      "def total(xs):\n    return sum(xs) + keep()\n",
-                       "pkg/only.py": "import os\nfrom pkg.lib import Thing\n\n\n"
-                                      "class Thing:\n    pass\n"})
+                       "pkg/only.py": "import os\nfrom pkg.lib import Thing\nfrom pkg import lib"
+                                      "\n\n\nclass Thing:\n    pass\n\n\n"
+                                      "def make() -> lib.Thing:\n    return lib.keep()\n"})
     changed = follow(tmp_path, "pkg/lib.py", "pkg/use.py", "total")
     assert changed["pkg/use.py"].startswith("from .lib import keep\n\n\ndef total")
     changed = follow(tmp_path, "pkg/lib.py", "pkg/only.py", "Thing")
-    assert changed["pkg/only.py"] == "import os\n\n\nclass Thing:\n    pass\n"
+    assert changed["pkg/only.py"] == "import os\nfrom pkg import lib\n\n\nclass Thing:\n" \
+        "    pass\n\n\ndef make() -> Thing:\n    return lib.keep()\n"  # itself: no import
     assert run(tmp_path, "import pkg.use, pkg.only\nprint(pkg.use.total([1]))") == "2"
 
 
