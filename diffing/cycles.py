@@ -227,7 +227,7 @@ def _attribute_reads(stmt: ast.stmt, aliases: dict[str, str]) -> Iterator[tuple[
     """
     if not aliases:
         return
-    for expr in _eager(stmt):
+    for expr in eager(stmt):
         stack = [expr]
         while stack:
             node = stack.pop()
@@ -239,8 +239,11 @@ def _attribute_reads(stmt: ast.stmt, aliases: dict[str, str]) -> Iterator[tuple[
             stack.extend(ast.iter_child_nodes(node))
 
 
-def _eager(stmt: ast.stmt) -> Iterator[ast.AST]:
-    """The parts of ``stmt`` evaluated when the module runs it (see :func:`_attribute_reads`)."""
+def eager(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The parts of ``stmt`` evaluated when the module runs it (see :func:`_attribute_reads`).
+
+    Annotations are left out: a module may leave them unevaluated.
+    """
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
         yield from stmt.decorator_list
         yield from stmt.args.defaults
@@ -250,7 +253,7 @@ def _eager(stmt: ast.stmt) -> Iterator[ast.AST]:
         yield from stmt.bases
         yield from (k.value for k in stmt.keywords)
         for inner in stmt.body:
-            yield from _eager(inner)
+            yield from eager(inner)
     elif isinstance(stmt, ast.If | ast.While):
         yield stmt.test
     elif isinstance(stmt, ast.For):

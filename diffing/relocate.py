@@ -14,6 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from .cycles import eager
 from .modules import resolve, spell
 from .scopes import scope_index
 
@@ -73,8 +74,60 @@ def relocate(old: Module, new: Module, name: str) -> Relocated | str:
     if typing and _future_annotations(old_tree) and not _future_annotations(new_tree):
         # its annotations name what only type checkers import: they must stay unevaluated
         new_text = _add_future(new_text)
-    new_text = f"{new_text.rstrip(chr(10))}\n\n\n{code}" if new_text.strip() else code
-    return Relocated(old_text, new_text, tuple(took))
+    return Relocated(old_text, _paste(new_text, code, name, nodes), tuple(took))
+
+
+def _paste(text: str, code: str, name: str, nodes: list[ast.stmt]) -> str:
+    """``code`` into the module, at its end or above the first statement needing it.
+
+    That is a statement that reads ``name`` as the module runs (``class Parser`` whose
+    annotations name it), where what ``code`` itself reads as it runs is bound above it.
+    """
+    if not text.strip():
+        return code
+    tree = ast.parse(text)
+    lazy = _future_annotations(tree)
+    users = [i for i, st in enumerate(tree.body) if name in _run_reads(st, lazy)]
+    needs = set().union(*(_run_reads(n, lazy) for n in nodes))
+    binders = [i for i, st in enumerate(tree.body) if needs & set(_bindings([st]))]
+    if not users or binders and max(binders) >= users[0]:
+        return f"{text.rstrip(chr(10))}\n\n\n{code}"
+    lines = text.splitlines(keepends=True)
+    at = _first_line(tree.body[users[0]], lines)
+    above = "".join(lines[:at]).rstrip("\n")
+    return f"{above}\n\n\n{code}\n\n" + "".join(lines[at:]) if above else \
+        f"{code}\n\n" + "".join(lines[at:])
+
+
+def _run_reads(stmt: ast.stmt, lazy: bool) -> set[str]:
+    """The names and attribute names ``stmt`` reads as the module runs it.
+
+    ``lazy``: the module leaves annotations unevaluated; else a def's, and its class's
+    methods', are read as it is defined.
+    """
+    parts = list(eager(stmt))
+    if not lazy:
+        fns = _defined_with(stmt)
+        parts += [a.annotation for f in fns for a in (*f.args.args, *f.args.kwonlyargs,
+                                                      *f.args.posonlyargs) if a.annotation]
+        parts += [f.returns for f in fns if f.returns is not None]
+    out = set()
+    for part in parts:
+        for n in ast.walk(part):
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                out.add(n.attr)
+    return out
+
+
+def _defined_with(stmt: ast.stmt) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The def ``stmt`` is, or the methods its class body defines (nested classes too)."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [stmt]
+    if isinstance(stmt, ast.ClassDef):
+        return [f for inner in stmt.body for f in _defined_with(inner)]
+    return []
 
 
 def _first_line(node: ast.stmt, lines: list[str]) -> int:

@@ -215,3 +215,24 @@ def test_relocate_moves_every_overload_with_the_implementation():
     assert done.new == "from typing import overload\n\n\n@overload\n" \
         "def get(x: int) -> int: ...\n\n@overload\ndef get(x: str) -> str: ...\n\n" \
         "def get(x):\n    return x\n"
+
+
+def test_relocate_pastes_above_the_first_class_that_needs_it_as_the_module_runs(tmp_path):
+    old = Module("class Base:\n    pass\n\n\nclass Item(Base):\n    pass\n", "pkg.nodes", False)
+    new = Module("from . import nodes\n\n\nclass Parser:\n    def get(self) -> nodes.Item:\n"
+                 "        return nodes.Item()\n\n\nclass Late(nodes.Base):\n    pass\n",
+                 "pkg.parser", False)
+    done = relocate(old, new, "Item")
+    assert done.new == "from . import nodes\nfrom .nodes import Base\n\n\n" \
+        "class Item(Base):\n    pass\n\n\nclass Parser:\n    def get(self) -> nodes.Item:\n" \
+        "        return nodes.Item()\n\n\nclass Late(nodes.Base):\n    pass\n"
+    # the same module with annotations left unevaluated: nothing reads Item as it runs
+    lazy = Module("from __future__ import annotations\n\n" + new.text, new.name, False)
+    assert relocate(old, lazy, "Item").new.endswith("\n\n\nclass Item(Base):\n    pass\n")
+    project(tmp_path, {"pkg/__init__.py": "", "pkg/nodes.py": old.text, "pkg/parser.py": new.text})
+    project(tmp_path, {"pkg/nodes.py": done.old, "pkg/parser.py": done.new})
+    follow(tmp_path, "pkg/nodes.py", "pkg/parser.py", "Item")
+    parser = (tmp_path / "pkg/parser.py").read_text()
+    assert "def get(self) -> Item:\n        return Item()" in parser
+    assert run(tmp_path, "import pkg.parser\nprint(type(pkg.parser.Parser().get()).__name__)") \
+        == "Item"
