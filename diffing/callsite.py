@@ -23,7 +23,7 @@ from functools import partial
 
 from .arglist import insert_arguments, line_limit
 from .edits import ast_offset as _offset
-from .edits import line_starts, parse_python
+from .edits import bound_within, line_starts, parse_python
 from .proposal import Span
 from .signature import POSITIONAL, Param, SignatureChange
 
@@ -97,24 +97,10 @@ class _Around:
         while node in self._parents:
             node = self._parents[node]
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and \
-                    name in _bound_in(node):
+                    name in bound_within(node):
                 return True
         return False
 
-
-def _bound_in(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
-    a = fn.args
-    names = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p}
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            names.add(n.id)
-        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n is not fn:
-            names.add(n.name)
-        elif isinstance(n, ast.Import | ast.ImportFrom):
-            names |= {(al.asname or al.name).split(".")[0] for al in n.names}
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            names.add(n.name)
-    return names
 
 
 def update_arguments(text: str, starts: list[int], call: ast.Call, base: int,

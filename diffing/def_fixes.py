@@ -13,6 +13,7 @@ import ast
 import re
 from collections.abc import Callable
 
+from .edits import docstring_of
 from .modules import Bound, Denotations, resolve, spell
 from .scopes import ScopeIndex
 
@@ -74,8 +75,7 @@ class DefFixes:
         callers = self._callers(name) if cyclic else None
         if callers:
             for fn in callers:
-                doc = isinstance(fn.body[0], ast.Expr) and isinstance(
-                    fn.body[0].value, ast.Constant) and isinstance(fn.body[0].value.value, str)
+                doc = docstring_of(fn.body) is not None
                 if doc and len(fn.body) == 1:
                     continue  # a docstring alone reads no name
                 first = fn.body[1 if doc else 0]  # below the docstring, which stays one
@@ -90,9 +90,7 @@ class DefFixes:
             at = self.den.offset(imports[-1].end_lineno, imports[-1].end_col_offset)
             self.add(at, at, f"\nfrom {spelled} import {name}", f"{name}, used here")
             return
-        doc = body[0] if body and isinstance(body[0], ast.Expr) and \
-            isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str) \
-            else None
+        doc = docstring_of(body)
         if doc is None:  # two blank lines before a def or class, as PEP 8 sets them apart
             gap = "\n\n\n" if isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef
                                           | ast.ClassDef) else "\n"

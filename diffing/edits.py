@@ -234,3 +234,37 @@ def map_back(edits: list[TextEdit], pos: int, right: bool = False) -> int:
             return e.end if right or pos > new_start else e.start
         delta += len(e.new_text) - (e.end - e.start)
     return pos - delta
+
+
+def bound_within(node: ast.AST) -> set[str]:
+    """The names ``node`` binds anywhere inside itself.
+
+    Its parameters (a def or lambda, and those of the defs and lambdas within), assignment
+    targets, nested defs and classes, imports, ``except … as`` names.
+    """
+    names: set[str] = set()
+    args = getattr(node, "args", None)
+    if isinstance(args, ast.arguments):
+        names |= {p.arg for p in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                  args.vararg, args.kwarg] if p}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+        elif isinstance(n, ast.arg):
+            names.add(n.arg)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n is not node:
+            names.add(n.name)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            names |= {(al.asname or al.name).split(".")[0] for al in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    return names
+
+
+def docstring_of(body: list[ast.stmt]) -> ast.Expr | None:
+    """The docstring statement opening ``body`` (a module's, a def's, a class's), if any."""
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
+            isinstance(first.value.value, str):
+        return first
+    return None

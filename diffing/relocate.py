@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from .cycles import eager
+from .edits import bound_within, docstring_of
 from .modules import resolve, spell
 from .scopes import scope_index
 
@@ -147,8 +148,7 @@ def _add_future(text: str) -> str:
     """``from __future__ import annotations`` first in the module (after its docstring)."""
     body = ast.parse(text).body
     lines = text.splitlines(keepends=True)
-    doc = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(
-        body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else None
+    doc = docstring_of(body)
     at = doc.end_lineno if doc is not None else 0
     gap = "\n" if doc is not None else ""
     return "".join(lines[:at]) + gap + "from __future__ import annotations\n" + \
@@ -157,19 +157,9 @@ def _add_future(text: str) -> str:
 
 def _reads(node: ast.AST) -> set[str]:
     """The names ``node`` reads and binds nowhere inside itself (what it needs from outside)."""
-    loads, bound = set(), set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name):
-            (loads if isinstance(n.ctx, ast.Load) else bound).add(n.id)
-        elif isinstance(n, ast.arg):
-            bound.add(n.arg)
-        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n is not node:
-            bound.add(n.name)
-        elif isinstance(n, ast.Import | ast.ImportFrom):
-            bound |= {(a.asname or a.name).split(".")[0] for a in n.names}
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            bound.add(n.name)
-    return loads - bound
+    loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and
+             isinstance(n.ctx, ast.Load)}
+    return loads - (bound_within(node) - {getattr(node, "name", "")})
 
 
 @dataclass
@@ -276,8 +266,7 @@ def _add_imports(text: str, imports: list[str]) -> str:
     if last:
         at = last[-1].end_lineno
         return "".join(lines[:at]) + block + "\n" + "".join(lines[at:])
-    doc = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(
-        body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else None
+    doc = docstring_of(body)
     if doc is not None:
         at = doc.end_lineno
         return "".join(lines[:at]) + "\n" + block + "\n" + "".join(lines[at:])
