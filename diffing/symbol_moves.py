@@ -44,7 +44,8 @@ def defines(text: str) -> dict[str, str]:
         body = ast.parse(text).body
     except (SyntaxError, ValueError):
         return {}
-    return {s.name: ast.get_source_segment(text, s) or "" for s in body
+    lines = text.splitlines(keepends=True)  # once: get_source_segment splits per call
+    return {s.name: "".join(lines[s.lineno - 1:s.end_lineno]) for s in body
             if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
 
 
