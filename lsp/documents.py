@@ -91,6 +91,7 @@ class DocState:
         self.refused = False  # the buffer is binary, huge or undecodable (the user was told)
         self.incoming: str | None = None  # the text another document's follow-up gives it
         self.gone: dict[str, str] = {}  # module-level defs its edits took out, and their code
+        self.said: set[str] = set()  # warnings shown for its edits (a move's import cycles)
         # the other modules' proposals for this document's edit, and what they were made from
         self.followed: tuple[tuple, dict[str, Proposal | None]] | None = None
 

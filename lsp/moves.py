@@ -149,6 +149,13 @@ async def moved_defs(ls: RemaskServer, state: DocState, version: int, before: st
             doc = ls.docs.get(uri)
             if doc is not None:  # taking the action is no edit of the user's to follow up
                 doc.incoming = proposal.text
+    after = {p: f[2] for p, f in files.items() if not is_config(p)}
+    after |= {o.path: o.proposal.text for o in out if not is_config(o.path)}
+    for cycle in await asyncio.to_thread(move_cycles, moves, after, root):
+        if cycle.said() not in state.said:  # once, not at every edit until it settles
+            state.said.add(cycle.said())
+            ls.window_show_message(types.ShowMessageParams(
+                types.MessageType.Warning, f"remask: {cycle.said()}"))
     return out
 
 

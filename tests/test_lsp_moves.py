@@ -139,7 +139,6 @@ async def test_an_import_cycle_the_move_makes_is_shown_as_a_warning(client, proj
                                    "cyc.converters -> cyc.preconf.fns -> cyc.preconf")
 
 
-
 def test_both_editors_sync_every_config_file_a_move_edits():
     """The clients name the files for the server to see (a drift would edit unversioned)."""
     root = Path(__file__).resolve().parent.parent
@@ -156,8 +155,10 @@ def test_both_editors_sync_every_config_file_a_move_edits():
 async def test_a_def_cut_from_one_document_and_pasted_in_another_is_followed(client, project):
     old, helpers, use, main = (from_fs_path(str(project / p)) for p in (
         "pkg/old.py", "pkg/helpers.py", "pkg/use.py", "main.py"))
+    open_doc(client, MAIN, uri=main, version=50)  # open, as the first test may leave it
     open_doc(client, OLD, uri=old, version=1)
     open_doc(client, "", uri=helpers, version=1)
+    await diagnostics_for(client, 50, main)
     await diagnostics_for(client, 1, old)
     await diagnostics_for(client, 1, helpers)
     cut = OLD.replace("def f():\n    return helpers\n", "")
@@ -173,15 +174,48 @@ async def test_a_def_cut_from_one_document_and_pasted_in_another_is_followed(cli
             range=types.Range(pos(1, 0), pos(2, 0)),
             context=types.CodeActionContext(diagnostics=[])))
         found = {a.title: a for a in result or [] if isinstance(a, types.CodeAction)}
-        title = "Update 2 references to the moved definition (use.py, pyproject.toml)"
-        assert title in found, list(found)  # main.py, open, names pkg.sub.new by now
+        title = "Update 5 references to the moved definition (main.py, use.py, pyproject.toml)"
+        assert title in found, list(found)
         docs = {d.text_document.uri: d for d in found[title].edit.document_changes}
+        assert docs[main].text_document.version == 50  # open: its buffer's version
+        assert apply(MAIN, docs[main].edits) == "import pkg.old\nimport pkg.helpers\n\n" \
+            "print(pkg.helpers.f(), 'pkg.helpers.f')\n"
         assert docs[use].text_document.version is None  # on disk
         assert apply(USE, docs[use].edits) == "from .helpers import f\n\nprint(f())\n"
         toml = from_fs_path(str(project / "pyproject.toml"))
         assert apply(TOML, docs[toml].edits) == TOML.replace("pkg.old:f", "pkg.helpers:f")
         assert old not in docs  # it calls f no more: nothing to import back
     finally:
-        for uri in (old, helpers):
+        for uri in (main, old, helpers):
+            client.text_document_did_close(types.DidCloseTextDocumentParams(
+                types.TextDocumentIdentifier(uri)))
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_pasted_def_whose_move_makes_an_import_cycle_is_said_once(client, project):
+    fns, pre = (from_fs_path(str(project / p)) for p in ("cyc/fns.py", "cyc/preconf/__init__.py"))
+    open_doc(client, CYCLE["cyc/fns.py"], uri=fns, version=1)
+    open_doc(client, CYCLE["cyc/preconf/__init__.py"], uri=pre, version=1)
+    await diagnostics_for(client, 1, fns)
+    await diagnostics_for(client, 1, pre)
+    try:
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=fns, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text="")]))
+        await diagnostics_for(client, 2, fns)
+        change(client, 2, pos(1, 0), pos(1, 0), "\n\ndef identity(x):\n    return x\n", uri=pre)
+        await diagnostics_for(client, 2, pre)
+        cycle = "cyc.converters -> cyc.preconf imports"
+        await wait_for(lambda: any(cycle in m.message for m in client.messages))
+        [said] = [m for m in client.messages if cycle in m.message]
+        assert said.type == types.MessageType.Warning
+        assert said.message == "remask: importing cyc first may now fail: cyc -> " \
+            "cyc.converters -> cyc.preconf imports Converter from cyc.converters before that " \
+            "module defines it (an import cycle the move makes)"
+        change(client, 3, pos(0, 0), pos(0, 0), "# typed on\n", uri=pre)
+        await diagnostics_for(client, 3, pre)
+        assert len([m for m in client.messages if cycle in m.message]) == 1
+    finally:
+        for uri in (fns, pre):
             client.text_document_did_close(types.DidCloseTextDocumentParams(
                 types.TextDocumentIdentifier(uri)))
