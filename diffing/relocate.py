@@ -2,7 +2,8 @@
 
 ``remask moved pkg/a.py::total pkg/b.py`` with ``total`` still in ``a.py`` makes the move
 before following it (:mod:`.symbol_moves`): the def, with its decorators and the comment
-lines right above it, leaves ``a.py`` and is appended to ``b.py``. The module-level names it
+lines right above it, leaves ``a.py`` for ``b.py`` (at its end, or above the first statement
+that needs it as the module runs). The module-level names it
 reads go with it: a name ``a.py`` imports is imported in ``b.py`` the same way (a relative
 import respelled from there), and a name ``a.py`` defines is imported from ``a.py``. Imports
 in ``a.py`` that only the def read are dropped. No model: every line is the user's own.
@@ -41,7 +42,10 @@ class Module:
 
 
 def relocate(old: Module, new: Module, name: str) -> Relocated | str:
-    """Move module-level def or class ``name`` from ``old`` to the end of ``new``; why not."""
+    """Move module-level def or class ``name`` from ``old`` into ``new``; else why not.
+
+    Where in ``new`` it goes is :func:`_paste`'s to say.
+    """
     try:
         old_tree, new_tree = ast.parse(old.text), ast.parse(new.text)
     except SyntaxError as e:
