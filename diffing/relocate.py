@@ -3,10 +3,10 @@
 ``remask moved pkg/a.py::total pkg/b.py`` with ``total`` still in ``a.py`` makes the move
 before following it (:mod:`.symbol_moves`): the def, with its decorators and the comment
 lines right above it, leaves ``a.py`` for ``b.py`` (at its end, or above the first statement
-that needs it as the module runs). The module-level names it
-reads go with it: a name ``a.py`` imports is imported in ``b.py`` the same way (a relative
-import respelled from there), and a name ``a.py`` defines is imported from ``a.py``. Imports
-in ``a.py`` that only the def read are dropped. No model: every line is the user's own.
+that needs it as the module runs). The module-level names it reads go with it: a name
+``a.py`` imports is imported in ``b.py`` the same way (a relative import respelled from
+there), and a name ``a.py`` defines is imported from ``a.py``. Imports in ``a.py`` that only
+the def read are dropped. No model: every line is the user's own.
 """
 
 from __future__ import annotations
