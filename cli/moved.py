@@ -26,7 +26,7 @@ from remask.diffing.modules import is_package
 from remask.diffing.moves import Move, import_name, moved_proposal, moves_for, project_moves
 from remask.diffing.proposal import Proposal
 from remask.diffing.relocate import Module, relocate
-from remask.diffing.symbol_moves import defined, defines, symbol_move
+from remask.diffing.symbol_moves import TopLevel, symbol_move, top_level
 
 from .common import fail
 from .edit_common import emit
@@ -102,8 +102,9 @@ def _symbol(args: argparse.Namespace, root: Path) -> int:
     if Path(old_file).absolute().resolve() == Path(new_file).absolute().resolve():
         return fail("moved", f"{old_file} -> {new_file}: the same module")
     pasted = {}
-    if name in defines(texts[old_file]):  # not moved yet: remask makes the move
-        if name in (defined(texts[new_file]) or set()):
+    was, now = (top_level(texts[f]) or TopLevel(set(), {}) for f in (old_file, new_file))
+    if name in was.defs:  # not moved yet: remask makes the move
+        if name in now.bound:
             return fail("moved", f"{old_file} and {new_file} both define {name}: which one "
                         "stays is yours to say")
         sides = [Module(texts[f], import_name(Path(f).absolute(), root.absolute()) or "",
@@ -115,9 +116,9 @@ def _symbol(args: argparse.Namespace, root: Path) -> int:
         if not args.write:
             print(f"remask moved: {name} is not moved yet: the move and its follow-ups "
                   "(--write writes them)", file=sys.stderr)
-    elif name not in (defined(texts[new_file]) or set()):
+    elif name not in now.bound:
         return fail("moved", f"{new_file} does not define {name}, nor does {old_file}")
-    elif name in (defined(texts[old_file]) or set()):
+    elif name in was.bound:
         print(f"remask moved: {old_file} still binds {name} (a re-export?): its importers "
               "work as they are; nothing to update", file=sys.stderr)
         return 0

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .edits import parse_python
-from .modules import is_package, module_names, resolve
+from .modules import is_package, module_names, resolve, type_checking
 from .respell import Move, moved
 
 __all__ = ["Cycle", "move_cycles"]
@@ -287,5 +287,4 @@ def _never_on_import(test: ast.expr) -> bool:
             test.left.id == "__name__" and isinstance(test.ops[0], ast.Eq):
         return any(isinstance(c, ast.Constant) and c.value == "__main__"
                    for c in test.comparators)
-    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    return type_checking(test)

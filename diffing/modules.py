@@ -218,3 +218,49 @@ def spell(target: str, relative: bool, module: str, package: bool) -> str:
     if common == 0:
         return target
     return "." * (len(base) - common + 1) + ".".join(parts[common:])
+
+
+@dataclass
+class Binding:
+    """How a module binds a name: the statements that do, and whether for type checkers only."""
+
+    stmts: list[ast.stmt]
+    typing: bool  # only under ``if TYPE_CHECKING:``
+
+
+def bindings(body: list[ast.stmt], typing: bool = False,
+             out: dict[str, Binding] | None = None) -> dict[str, Binding]:
+    """Each name module-level ``body`` binds (in ``if``/``try`` blocks too), and how."""
+    out = {} if out is None else out
+
+    def bind(name: str, stmt: ast.stmt) -> None:
+        b = out.setdefault(name, Binding([], typing))
+        b.stmts.append(stmt)
+        b.typing = b.typing and typing
+
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bind(stmt.name, stmt)
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            for a in stmt.names:
+                bind((a.asname or a.name).split(".")[0], stmt)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        bind(n.id, stmt)
+        elif isinstance(stmt, ast.If) and type_checking(stmt.test):
+            bindings(stmt.body, True, out)
+            bindings(stmt.orelse, typing, out)
+        else:
+            inner = [s for f in ("body", "orelse", "finalbody") for s in getattr(stmt, f, [])]
+            bindings(inner + [s for h in getattr(stmt, "handlers", []) for s in h.body],
+                     typing, out)
+    return out
+
+
+def type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .cycles import eager
 from .edits import bound_within, docstring_of
-from .modules import resolve, spell
+from .modules import Binding, bindings, resolve, spell, type_checking
 from .scopes import scope_index
 
 __all__ = ["Relocated", "relocate"]
@@ -57,11 +57,11 @@ def relocate(old: Module, new: Module, name: str) -> Relocated | str:
     lines = old.text.splitlines(keepends=True)
     blocks = [(_first_line(n, lines), n.end_lineno) for n in nodes]  # ``@overload``s: all
     code = "\n\n".join("".join(lines[a:b]).rstrip("\n") for a, b in blocks) + "\n"
-    bindings, theirs = _bindings(old_tree.body), _bindings(new_tree.body)
-    needed = sorted(set().union(*map(_reads, nodes)) & bindings.keys() - {name})
+    ours, theirs = bindings(old_tree.body), bindings(new_tree.body)
+    needed = sorted(set().union(*map(_reads, nodes)) & ours.keys() - {name})
     runtime, typing, took = [], [], []
     for n in needed:
-        b, there = bindings[n], theirs.get(n)
+        b, there = ours[n], theirs.get(n)
         if there is not None and (b.typing or not there.typing):
             continue  # the new module binds it already: taken as the same
         (typing if b.typing else runtime).extend(_imports_for(n, b, old, new))
@@ -74,7 +74,7 @@ def relocate(old: Module, new: Module, name: str) -> Relocated | str:
         rest, after = "".join(cut[:a]).rstrip("\n"), "".join(cut[b:]).lstrip("\n")
         old_text = f"{rest}\n\n\n{after}" if rest and after else (rest + "\n" if rest else after)
     old_text = _drop_unused(old_text, [n for n in needed if any(
-        isinstance(st, ast.Import | ast.ImportFrom) for st in bindings[n].stmts)])
+        isinstance(st, ast.Import | ast.ImportFrom) for st in ours[n].stmts)])
     new_text = _add_imports(_add_typing(new.text, new_tree, typing), list(dict.fromkeys(runtime)))
     if typing and _future_annotations(old_tree) and not _future_annotations(new_tree):
         # its annotations name what only type checkers import: they must stay unevaluated
@@ -94,7 +94,7 @@ def _paste(text: str, code: str, name: str, nodes: list[ast.stmt]) -> str:
     lazy = _future_annotations(tree)
     users = [i for i, st in enumerate(tree.body) if name in _run_reads(st, lazy)]
     needs = set().union(*(_run_reads(n, lazy) for n in nodes))
-    binders = [i for i, st in enumerate(tree.body) if needs & set(_bindings([st]))]
+    binders = [i for i, st in enumerate(tree.body) if needs & set(bindings([st]))]
     if not users or binders and max(binders) >= users[0]:
         return f"{text.rstrip(chr(10))}\n\n\n{code}"
     lines = text.splitlines(keepends=True)
@@ -166,53 +166,7 @@ def _reads(node: ast.AST) -> set[str]:
     return loads - (bound_within(node) - {getattr(node, "name", "")})
 
 
-@dataclass
-class _Binding:
-    """How a module binds a name: the statements that do, and whether for type checkers only."""
-
-    stmts: list[ast.stmt]
-    typing: bool  # only under ``if TYPE_CHECKING:``
-
-
-def _bindings(body: list[ast.stmt], typing: bool = False,
-              out: dict[str, _Binding] | None = None) -> dict[str, _Binding]:
-    """Each name module-level ``body`` binds (in ``if``/``try`` blocks too), and how."""
-    out = {} if out is None else out
-
-    def bind(name: str, stmt: ast.stmt) -> None:
-        b = out.setdefault(name, _Binding([], typing))
-        b.stmts.append(stmt)
-        b.typing = b.typing and typing
-
-    for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bind(stmt.name, stmt)
-        elif isinstance(stmt, ast.Import | ast.ImportFrom):
-            for a in stmt.names:
-                bind((a.asname or a.name).split(".")[0], stmt)
-        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        bind(n.id, stmt)
-        elif isinstance(stmt, ast.If) and _type_checking(stmt.test):
-            _bindings(stmt.body, True, out)
-            _bindings(stmt.orelse, typing, out)
-        else:
-            inner = [s for f in ("body", "orelse", "finalbody") for s in getattr(stmt, f, [])]
-            _bindings(inner + [s for h in getattr(stmt, "handlers", []) for s in h.body],
-                      typing, out)
-    return out
-
-
-def _type_checking(test: ast.expr) -> bool:
-    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
-    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-
-
-def _imports_for(name: str, binding: _Binding, old: Module, new: Module) -> list[str]:
+def _imports_for(name: str, binding: Binding, old: Module, new: Module) -> list[str]:
     """The import statements binding ``name`` in the new module as ``binding`` did in the old.
 
     Every ``import email.parser``, ``import email.message`` binding ``email`` goes (the def
@@ -244,7 +198,7 @@ def _add_typing(text: str, tree: ast.Module, imports: list[str]) -> str:
     if not imports:
         return text
     lines = text.splitlines(keepends=True)
-    block = next((s for s in tree.body if isinstance(s, ast.If) and _type_checking(s.test)),
+    block = next((s for s in tree.body if isinstance(s, ast.If) and type_checking(s.test)),
                  None)
     if block is not None:
         indent = " " * block.body[0].col_offset

@@ -19,34 +19,32 @@ import ast
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import NamedTuple
 
+from .modules import bindings
 from .moves import import_name
 from .respell import Move
 
-__all__ = ["defined", "defines", "moved_symbols", "same_code", "symbol_move"]
+__all__ = ["TopLevel", "moved_symbols", "same_code", "symbol_move", "top_level"]
 
 
-def defined(text: str) -> set[str] | None:
-    """The names ``text``'s module binds at its top level; None where it does not parse."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    return set(_bound(tree.body))
+class TopLevel(NamedTuple):
+    """What a module binds at its top level, read from one parse."""
+
+    bound: set[str]  # every name (in ``if``/``try`` blocks too)
+    defs: dict[str, str]  # its defs and classes, each with its source
 
 
-def defines(text: str) -> dict[str, str]:
-    """The module-level defs and classes of ``text``, each with its source.
-
-    None where it does not parse.
-    """
+def top_level(text: str) -> TopLevel | None:
+    """What ``text``'s module binds at its top level; None where it does not parse."""
     try:
         body = ast.parse(text).body
     except (SyntaxError, ValueError):
-        return {}
+        return None
     lines = text.splitlines(keepends=True)  # once: get_source_segment splits per call
-    return {s.name: "".join(lines[s.lineno - 1:s.end_lineno]) for s in body
-            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    return TopLevel(set(bindings(body)), {
+        s.name: "".join(lines[s.lineno - 1:s.end_lineno]) for s in body
+        if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)})
 
 
 def same_code(a: str, b: str) -> bool:
@@ -56,23 +54,6 @@ def same_code(a: str, b: str) -> bool:
     """
     return a == b or SequenceMatcher(None, a.splitlines(), b.splitlines(),
                                      autojunk=False).ratio() >= 0.5
-
-
-def _bound(body: list[ast.stmt]) -> Iterable[str]:
-    """Every name a module-level ``body`` binds, in ``if``/``try`` blocks too."""
-    for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            yield stmt.name
-        elif isinstance(stmt, ast.Import | ast.ImportFrom):
-            yield from ((al.asname or al.name.split(".")[0]) for al in stmt.names)
-        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            yield from (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-        else:
-            for field in ("body", "orelse", "finalbody"):
-                yield from _bound(getattr(stmt, field, []))
-            for handler in getattr(stmt, "handlers", []):
-                yield from _bound(handler.body)
 
 
 def symbol_move(old_file: str | Path, new_file: str | Path, name: str, root: str | Path
@@ -98,14 +79,15 @@ def moved_symbols(changes: Iterable[tuple[str, str | None, str | None]], root: s
     """
     gone: dict[str, list[tuple[str, str]]] = {}
     came: dict[str, list[tuple[str, str]]] = {}
+    empty = TopLevel(set(), {})
     for path, before, after in changes:
         if not path.endswith(".py"):
             continue
-        old_defs = defines(before) if before is not None else {}
-        new_defs = defines(after) if after is not None else {}
-        still = defined(after) if after is not None else set()
-        if still is None:
+        was = (top_level(before) or empty) if before is not None else empty
+        now = top_level(after) if after is not None else empty
+        if now is None:
             continue  # no longer parses: nothing can be said of what it binds
+        old_defs, new_defs, still = was.defs, now.defs, now.bound
         for name in old_defs.keys() - still:
             gone.setdefault(name, []).append((path, old_defs[name]))
         for name in new_defs.keys() - old_defs.keys():

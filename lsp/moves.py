@@ -24,7 +24,7 @@ from remask.diffing.config_files import is_config
 from remask.diffing.cycles import move_cycles
 from remask.diffing.files import is_python
 from remask.diffing.moves import Move, moved_proposal, moves_for, project_moves
-from remask.diffing.symbol_moves import defined, defines, same_code, symbol_move
+from remask.diffing.symbol_moves import TopLevel, same_code, symbol_move, top_level
 
 from . import convert
 from .documents import DocState
@@ -59,6 +59,24 @@ def synced_configs(ls: RemaskServer) -> dict[str, tuple[str, int, str]]:
     return found
 
 
+def _opened(ls: RemaskServer) -> dict[str, tuple[str, int, str]]:
+    """The documents the editor has open, by path: uri, version, the buffer's text."""
+    opened = {s.path: (s.uri, s.version, ls.workspace.get_text_document(s.uri).source)
+              for s in ls.docs.all() if s.path and not s.refused}
+    return opened | synced_configs(ls)
+
+
+async def _project(root: str, opened: dict[str, tuple[str, int, str]]
+                   ) -> dict[str, tuple[str, int | None, str]]:
+    """The Python files, config files and docs under ``root``, by path.
+
+    Open ones as their buffers hold them, with their versions; the others as on disk.
+    """
+    disk = await asyncio.to_thread(DISK.under, [root], lambda n: is_python(n) or is_config(n))
+    files = {p: (from_fs_path(p) or p, None, t) for p, t in disk.items()}
+    return files | {p: f for p, f in opened.items() if Path(p).is_relative_to(root)}
+
+
 async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
                       ) -> types.WorkspaceEdit | None:
     """The workspace edit that keeps every import working through ``renames``; None: none."""
@@ -71,16 +89,12 @@ async def rename_edit(ls: RemaskServer, renames: list[types.FileRename]
                 not (Path(old).is_dir() or old.endswith((".py", ".pyi"))):
             continue  # not a module, or moved into or out of the workspace folder
         by_root.setdefault(root, []).extend(moves_for(old, new, root))
-    opened = {s.path: (s.uri, s.version, ls.workspace.get_text_document(s.uri).source)
-              for s in ls.docs.all() if s.path and not s.refused}
-    opened |= synced_configs(ls)
+    opened = _opened(ls)
     changes = []
     for root, moves in by_root.items():
         if not moves:
             continue
-        disk = await asyncio.to_thread(DISK.under, [root], lambda n: is_python(n) or is_config(n))
-        files = {p: (from_fs_path(p) or p, None, t) for p, t in disk.items()}
-        files |= {p: f for p, f in opened.items() if Path(p).is_relative_to(root)}
+        files = await _project(root, opened)
         found = await asyncio.to_thread(project_moves, moves, {p: f[2] for p, f in files.items()},
                                         root)
         after = {p: f[2] for p, f in files.items() if not is_config(p)}
@@ -115,12 +129,12 @@ async def moved_defs(ls: RemaskServer, state: DocState, version: int, before: st
         del state.gone[name]
     if tops == set(_TOP.findall(before)) or state.path is None:
         return []
-    now = await asyncio.to_thread(defined, text)
+    now = await asyncio.to_thread(top_level, text)
     if now is None:
         return []
-    was, has = await asyncio.to_thread(defines, before), await asyncio.to_thread(defines, text)
-    state.gone |= {n: code for n, code in was.items() if n not in now}
-    came = {n: code for n, code in has.items() if n not in was}
+    was = (await asyncio.to_thread(top_level, before) or TopLevel(set(), {})).defs
+    state.gone |= {n: code for n, code in was.items() if n not in now.bound}
+    came = {n: code for n, code in now.defs.items() if n not in was}
     folders = roots(ls)
     root = root_of(state.path, folders)
     if not came or root is None:
@@ -131,13 +145,7 @@ async def moved_defs(ls: RemaskServer, state: DocState, version: int, before: st
              and (m := symbol_move(other.path, state.path, name, root)) is not None]
     if not moves:
         return []
-    opened = {s.path: (s.uri, s.version, ls.workspace.get_text_document(s.uri).source)
-              for s in ls.docs.all() if s.path and not s.refused and s is not state}
-    opened |= synced_configs(ls)
-    opened[state.path] = (state.uri, version, text)
-    disk = await asyncio.to_thread(DISK.under, [root], lambda n: is_python(n) or is_config(n))
-    files = {p: (from_fs_path(p) or p, None, t) for p, t in disk.items()}
-    files |= {p: f for p, f in opened.items() if Path(p).is_relative_to(root)}
+    files = await _project(root, _opened(ls) | {state.path: (state.uri, version, text)})
     found = await asyncio.to_thread(project_moves, moves, {p: f[2] for p, f in files.items()},
                                     root)
     out = []
