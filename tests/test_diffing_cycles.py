@@ -101,3 +101,20 @@ def test_before_the_rename_the_files_are_read_where_they_were(tmp_path):
         texts[path] = moved_proposal(texts[path], spans, path).text
     [cycle] = move_cycles(moves, texts, tmp_path, done=False)
     assert cycle.chain == ("pkg", "pkg.converters", "pkg.preconf.fns", "pkg.preconf")
+
+
+def test_an_attribute_read_off_a_half_run_module_as_it_runs_is_a_cycle(tmp_path):
+    # ``class Sub(base.Base)`` reads Base off pkg.base as it runs, as a from-import would;
+    # once helpers sits in pkg.inner, whose package imports pkg.sub, pkg.base is half-run then
+    write(tmp_path, {"pkg/__init__.py": "",
+                     "pkg/base.py": "from .helpers import h\n\n\nclass Base:\n    pass\n",
+                     "pkg/helpers.py": "def h():\n    pass\n",
+                     "pkg/sub.py": "from . import base\n\n\nclass Sub(base.Base):\n    pass\n",
+                     "pkg/inner/__init__.py": "from .. import sub\n"})
+    assert imports(tmp_path, "pkg.base") == ""
+    [cycle] = move(tmp_path, "pkg/helpers.py", "pkg/inner/helpers.py")
+    assert cycle.said() == "importing pkg.base first may now fail: pkg.base -> " \
+        "pkg.inner.helpers -> pkg.inner -> pkg.sub imports Base from pkg.base before that " \
+        "module defines it (an import cycle the move makes)"
+    assert "partially initialized module 'pkg.base' has no attribute 'Base'" in \
+        imports(tmp_path, "pkg.base")

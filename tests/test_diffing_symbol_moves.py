@@ -236,3 +236,25 @@ def test_relocate_pastes_above_the_first_class_that_needs_it_as_the_module_runs(
     assert "def get(self) -> Item:\n        return Item()" in parser
     assert run(tmp_path, "import pkg.parser\nprint(type(pkg.parser.Parser().get()).__name__)") \
         == "Item"
+
+
+def test_uses_through_a_from_imported_package_name_the_new_module_beside_it(tmp_path):
+    project(tmp_path, {"pkg/__init__.py": "", "pkg/sub/__init__.py": "",
+                       "pkg/sub/core.py": "class Source:\n    pass\n\n\n"
+                                          "def other():\n    return 1\n",
+                       "pkg/sub/termui.py": "",
+                       # through the package: ``sub.core.Source``
+                       "pkg/user.py": "from . import sub\nfrom .sub import core\n\n\n"
+                                      "def f():\n    return sub.core.Source, core.other()\n",
+                       # core read for Source alone, termui imported already
+                       "pkg/user2.py": "from .sub import core\nfrom .sub import termui\n\n\n"
+                                       "def g():\n    return core.Source, termui\n"})
+    project(tmp_path, {"pkg/sub/core.py": "def other():\n    return 1\n",
+                       "pkg/sub/termui.py": "class Source:\n    pass\n"})
+    changed = follow(tmp_path, "pkg/sub/core.py", "pkg/sub/termui.py", "Source")
+    assert changed["pkg/user.py"] == "from . import sub\nfrom .sub import termui\n" \
+        "from .sub import core\n\n\ndef f():\n    return termui.Source, core.other()\n"
+    assert changed["pkg/user2.py"] == "from .sub import termui\n\n\n" \
+        "def g():\n    return termui.Source, termui\n"
+    assert run(tmp_path, "import pkg.user, pkg.user2\nprint(pkg.user.f()[0].__module__, "
+                         "pkg.user2.g()[0].__module__)") == "pkg.sub.termui pkg.sub.termui"
