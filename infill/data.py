@@ -55,6 +55,11 @@ class DataConfig:
     # in its body after the docstring (whole lines or a character range); see function_span
     function_rate: float = 0.0
     min_t: float = 0.02  # lowest mask rate (1/t weights explode below it)
+    # canvases of one diffusion infill example: each a fresh masking of the same middle after
+    # the one context, seeing the context and itself (see diffusion_example); the second and
+    # later ones only where they fit in ``canvas_room`` tokens past the block
+    canvases: int = 1
+    canvas_room: int = 80
 
 
 @dataclass
@@ -67,6 +72,8 @@ class Batch:
     denom: torch.Tensor  # (B,) normaliser of each example
     n_ctx: torch.Tensor  # (B,) context length (diffusion attention layout)
     valid: torch.Tensor  # (B, T) False at padding
+    segment: torch.Tensor  # (B, T) 0 in the context, k in the k-th canvas (infill_mask)
+    pos: torch.Tensor  # (B, T) RoPE position of each token (every canvas starts at n_ctx)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -201,42 +208,82 @@ def cut_example(doc: str, tok: Tokenizer, cfg: DataConfig, rng: np.random.Genera
     return p, m, s
 
 
-def ar_example(p, m, s, tok: Tokenizer, cfg: DataConfig):
+def ar_example(p, m, s, tok: Tokenizer, cfg: DataConfig) -> Row:
     """``<pre> p <suf> s <mid> m <eos>``; every next token is a target (the FIM paper's loss)."""
     sp = tok.special
     seq = [sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle, *m, sp.eos]
     targets = seq[1:] + [IGNORE]
     n = len(seq) - 1
-    return seq, targets, [1.0] * n + [0.0], float(n), len(p) + len(s) + 2
+    n_ctx = len(p) + len(s) + 2
+    return Row(seq, targets, [1.0] * n + [0.0], float(n), n_ctx,
+               [0] * n_ctx + [1] * (len(seq) - n_ctx), list(range(len(seq))))
+
+
+@dataclass
+class Row:
+    """One example laid out, before collation into a :class:`Batch`."""
+
+    seq: list[int]
+    targets: list[int]
+    weights: list[float]
+    denom: float
+    n_ctx: int
+    segment: list[int]
+    pos: list[int]
 
 
 def diffusion_example(p, m, s, tok: Tokenizer, cfg: DataConfig, rng: np.random.Generator,
-                      shift: bool):
-    """``<pre> p <suf> s <mid> canvas`` with canvas positions masked at a rate t ~ U(min_t, 1)."""
+                      shift: bool) -> Row:
+    """``<pre> p <suf> s`` then ``<mid> canvas`` once, or ``cfg.canvases`` times after a context.
+
+    Each canvas masks its positions at its own rate t ~ U(min_t, 1). An infill example's
+    context is ~300 tokens and its canvas ~20, so nearly all of a step's compute reads context
+    for a dozen supervised positions; further canvases of the same middle, each drawn and
+    masked afresh, sit after the one context at the same positions (RoPE) and see only it and
+    themselves, so each is an independent example of the same hole for a fraction of the cost.
+    Their losses share the example's weight (the denominator sums their lengths). They stop
+    at the first that would take the row past ``block + canvas_room`` tokens, so a batch pads
+    to little more than the block (short middles get more of them). A whole window with no
+    context (``p`` and ``s`` empty) keeps one canvas: it is long already.
+    """
     sp = tok.special
-    room = cfg.block - len(p) - len(s) - 3
+    n_ctx = len(p) + len(s) + 2
+    seq = [sp.fim_prefix, *p, sp.fim_suffix, *s]
+    targets, weights = [IGNORE] * n_ctx, [0.0] * n_ctx
+    segment, pos = [0] * n_ctx, list(range(n_ctx))
+    room = cfg.block - n_ctx - 1
+    denom = 0.0
+    for k in range(1, (cfg.canvases if p or s else 1) + 1):
+        canvas = _canvas(m, cfg, sp, rng, room)
+        if k > 1 and len(seq) + len(canvas) + 1 > cfg.block + cfg.canvas_room:
+            break
+        t = float(rng.uniform(cfg.min_t, 1.0))
+        special = np.isin(canvas, [sp.expand, sp.delete])
+        masked = (rng.random(len(canvas)) < t) | special
+        if not masked.any():
+            masked[int(rng.integers(len(canvas)))] = True
+        first = len(seq) + 1  # index of this canvas's first token, after its <fim_middle>
+        seq += [sp.fim_middle] + [sp.mask if mk else c for c, mk in zip(canvas, masked,
+                                                                        strict=True)]
+        targets += [IGNORE] * (len(canvas) + 1)
+        weights += [0.0] * (len(canvas) + 1)
+        for j, (c, mk, sp_j) in enumerate(zip(canvas, masked, special, strict=True)):
+            if mk:  # 1/t undoes a mask drawn with chance t; <expand>/<delete> are masked always
+                at = first + j - 1 if shift else first + j
+                targets[at], weights[at] = c, 1.0 if sp_j else 1.0 / t
+        segment += [k] * (len(canvas) + 1)
+        pos += range(n_ctx, n_ctx + len(canvas) + 1)
+        denom += len(canvas)
+    return Row(seq, targets, weights, denom, n_ctx, segment, pos)
+
+
+def _canvas(m: list[int], cfg: DataConfig, sp, rng: np.random.Generator, room: int
+            ) -> list[int]:
+    """One canvas for middle ``m``: its length tied to the middle's, or drawn (``free``)."""
     if cfg.free_length_rate and rng.random() < cfg.free_length_rate:
         n = int(np.exp(rng.uniform(0.0, np.log(cfg.max_middle + 1))))
-        canvas = free_canvas(m, max(1, min(n, room)), sp, rng)
-    else:
-        canvas = tied_canvas(m, cfg, sp, rng)
-    canvas = canvas[:room]
-    t = float(rng.uniform(cfg.min_t, 1.0))
-    special = np.isin(canvas, [sp.expand, sp.delete])
-    masked = (rng.random(len(canvas)) < t) | special
-    if not masked.any():
-        masked[int(rng.integers(len(canvas)))] = True
-    n_ctx = len(p) + len(s) + 2
-    seq = [sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle]
-    seq += [sp.mask if mk else c for c, mk in zip(canvas, masked, strict=True)]
-    targets = [IGNORE] * len(seq)
-    weights = [0.0] * len(seq)
-    first = n_ctx + 1  # position of the first canvas token
-    for j, (c, mk, sp_j) in enumerate(zip(canvas, masked, special, strict=True)):
-        if mk:  # 1/t undoes a mask drawn with chance t; <expand>/<delete> are masked always
-            at = first + j - 1 if shift else first + j
-            targets[at], weights[at] = c, 1.0 if sp_j else 1.0 / t
-    return seq, targets, weights, float(len(canvas)), n_ctx
+        return free_canvas(m, max(1, min(n, room)), sp, rng)[:room]
+    return tied_canvas(m, cfg, sp, rng)[:room]
 
 
 def tied_canvas(m: list[int], cfg: DataConfig, sp, rng: np.random.Generator) -> list[int]:
@@ -285,7 +332,10 @@ def _pad(canvas: list[int], n: int, sp, rng: np.random.Generator) -> None:
 
 def make_batch(docs: list[str], tok: Tokenizer, cfg: DataConfig, rng: np.random.Generator,
                objective: str, shift: bool = True) -> Batch:
-    """Collate one example per document, padded to ``cfg.block``."""
+    """Collate one example per document, padded to ``cfg.block``.
+
+    Rows with several canvases may be longer: the batch is then as long as its longest row.
+    """
     rows = []
     for doc in docs:
         p, m, s = cut_example(doc, tok, cfg, rng)
@@ -295,17 +345,21 @@ def make_batch(docs: list[str], tok: Tokenizer, cfg: DataConfig, rng: np.random.
             rows.append(diffusion_example(p, m, s, tok, cfg, rng, shift))
         else:
             raise ValueError(f"unknown objective {objective!r}")
-    B, T = len(rows), cfg.block
+    B, T = len(rows), max([cfg.block, *(len(r.seq) for r in rows)])
     idx = torch.full((B, T), tok.special.pad, dtype=torch.long)
     targets = torch.full((B, T), IGNORE, dtype=torch.long)
     weights = torch.zeros(B, T)
     valid = torch.zeros(B, T, dtype=torch.bool)
-    for i, (seq, tgt, w, _, _) in enumerate(rows):
-        n = min(len(seq), T)
-        idx[i, :n] = torch.tensor(seq[:n])
-        targets[i, :n] = torch.tensor(tgt[:n])
-        weights[i, :n] = torch.tensor(w[:n])
+    segment = torch.zeros(B, T, dtype=torch.long)
+    pos = torch.arange(T).repeat(B, 1)
+    for i, r in enumerate(rows):
+        n = len(r.seq)
+        idx[i, :n] = torch.tensor(r.seq)
+        targets[i, :n] = torch.tensor(r.targets)
+        weights[i, :n] = torch.tensor(r.weights)
         valid[i, :n] = True
-    denom = torch.tensor([r[3] for r in rows])
-    n_ctx = torch.tensor([r[4] for r in rows])
-    return Batch(idx, targets, weights, denom, n_ctx, valid)
+        segment[i, :n] = torch.tensor(r.segment)
+        pos[i, :n] = torch.tensor(r.pos)
+    denom = torch.tensor([r.denom for r in rows])
+    n_ctx = torch.tensor([r.n_ctx for r in rows])
+    return Batch(idx, targets, weights, denom, n_ctx, valid, segment, pos)

@@ -54,11 +54,11 @@ def _rope_tables(cfg: ModelConfig) -> tuple[Tensor, Tensor]:
 
 
 def _apply_rope(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
-    # x: (B, H, T, hd); cos/sin: (T, hd/2). Each interleaved pair (x[2i], x[2i+1]) is rotated
-    # as the complex number x[2i] + j·x[2i+1]: one multiply instead of a dozen small ops,
-    # which matters when a denoising step runs only a few tokens.
+    # x: (B, H, T, hd); cos/sin: (T, hd/2), or (B, 1, T, hd/2) per row. Each interleaved
+    # pair (x[2i], x[2i+1]) is rotated as the complex number x[2i] + j·x[2i+1]: one multiply
+    # instead of a dozen small ops, which matters when a denoising step runs few tokens.
     pairs = torch.view_as_complex(x.float().unflatten(-1, (-1, 2)))  # (B, H, T, hd/2)
-    turn = torch.complex(cos.float(), sin.float())  # (T, hd/2)
+    turn = torch.complex(cos.float(), sin.float())  # (T, hd/2) or (B, 1, T, hd/2)
     return torch.view_as_real(pairs * turn).flatten(-2).type_as(x)
 
 
@@ -137,8 +137,8 @@ class Transformer(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def forward(self, idx: Tensor, *, mask: Tensor | None = None, causal: bool = False,
-                past: KVCache | None = None, pos: int = 0, select: Tensor | None = None,
-                ) -> tuple[Tensor, KVCache]:
+                past: KVCache | None = None, pos: int | Tensor = 0,
+                select: Tensor | None = None) -> tuple[Tensor, KVCache]:
         """Logits for ``idx`` and the keys/values it produced.
 
         Args:
@@ -147,7 +147,8 @@ class Transformer(nn.Module):
             causal: causal attention among ``idx`` (ignored when ``mask`` is given).
             past: per-layer (k, v) of earlier positions, each (1 or B, H, P, hd); every
                 new position may attend to all of them.
-            pos: absolute position of ``idx[:, 0]`` (RoPE).
+            pos: absolute position of ``idx[:, 0]`` (RoPE), or (B, T) of each token (training
+                lays several canvases at the same positions after one context).
             select: optional (B, T) bool; logits only where True (training skips the costly
                 vocabulary projection at positions without a target).
 
@@ -155,9 +156,13 @@ class Transformer(nn.Module):
             logits (B, T, V), or (N, V) with ``select``, and per-layer (k, v) with ``past``.
         """
         T = idx.shape[1]
-        if pos + T > self.cfg.max_len:
-            raise ValueError(f"sequence of {pos + T} tokens exceeds max_len {self.cfg.max_len}")
-        cos, sin = self.rope_cos[pos:pos + T], self.rope_sin[pos:pos + T]
+        end = int(pos.max()) + 1 if isinstance(pos, Tensor) else pos + T
+        if end > self.cfg.max_len:
+            raise ValueError(f"sequence of {end} tokens exceeds max_len {self.cfg.max_len}")
+        if isinstance(pos, Tensor):
+            cos, sin = self.rope_cos[pos][:, None], self.rope_sin[pos][:, None]  # (B, 1, T, hd/2)
+        else:
+            cos, sin = self.rope_cos[pos:pos + T], self.rope_sin[pos:pos + T]
         x = self.embed(idx)  # (B, T, C)
         kvs = []
         for i, block in enumerate(self.blocks):
@@ -167,12 +172,15 @@ class Transformer(nn.Module):
         return F.linear(x, self.embed.weight), kvs  # tied head: (B, T, V) or (N, V)
 
 
-def infill_mask(n_ctx: Tensor, valid: Tensor) -> Tensor:
+def infill_mask(n_ctx: Tensor, valid: Tensor, segment: Tensor | None = None) -> Tensor:
     """The ``infill`` attention layout for a batch, as a boolean SDPA mask.
 
     Args:
         n_ctx: (B,) number of context tokens (they attend causally, never to the canvas).
         valid: (B, T) False at padding, which no position attends to.
+        segment: optional (B, T), 0 in the context and k in the k-th of several canvases
+            after it: each canvas sees the context and itself, never another canvas. Without
+            it, everything from ``n_ctx`` on is one canvas.
 
     Returns:
         (B, 1, T, T) mask, True where query i may attend to key j.
@@ -180,8 +188,11 @@ def infill_mask(n_ctx: Tensor, valid: Tensor) -> Tensor:
     T = valid.shape[1]
     ar = torch.arange(T, device=valid.device)
     causal = ar[None, :] <= ar[:, None]  # (T, T)
-    canvas = ar[None, :] >= n_ctx[:, None]  # (B, T)
-    allowed = causal[None] | (canvas[:, :, None] & canvas[:, None, :])  # (B, T, T)
+    if segment is None:
+        segment = (ar[None, :] >= n_ctx[:, None]).long()  # (B, T)
+    context = segment == 0
+    same = (segment[:, :, None] == segment[:, None, :]) & ~context[:, :, None]  # (B, T, T)
+    allowed = (causal[None] & context[:, None, :]) | same
     allowed = allowed & valid[:, None, :]
     allowed = allowed | torch.eye(T, dtype=torch.bool, device=valid.device)[None]
     return allowed[:, None]

@@ -260,7 +260,6 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
 
     old_handlers = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     t_start, saved_at, first_step = time.time(), state["step"], state["step"]
-    tokens_per_step = cfg.batch * cfg.data.block * world
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                         TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
                         console=console, disable=rank != 0)
@@ -284,7 +283,8 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
                 if cfg.objective == "ar":
                     logits, _ = ddp(b.idx, causal=True, select=select)
                 else:
-                    logits, _ = ddp(b.idx, mask=infill_mask(b.n_ctx, b.valid), select=select)
+                    logits, _ = ddp(b.idx, mask=infill_mask(b.n_ctx, b.valid, b.segment),
+                                    pos=b.pos, select=select)
             loss = weighted_ce(logits, b.targets[select], b.weights[select], b.denom)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
@@ -294,11 +294,12 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
                 decay = min(cfg.ema, (1 + state["step"]) / (10 + state["step"]))
                 torch._foreach_lerp_(list(ema.parameters()), list(model.parameters()), 1 - decay)
             state["step"] += 1
+            tokens_per_step = b.idx.numel() * world  # more than batch × block with canvases
             state["tokens"] += tokens_per_step
             loss_value = loss.item()  # waits for the step: a GPU runs ahead of the host
             state["seconds"] += time.time() - t0
-            window = (window + [(loss_value, time.time() - t0)])[-20:]
-            tps = tokens_per_step * len(window) / sum(w[1] for w in window)
+            window = (window + [(loss_value, time.time() - t0, tokens_per_step)])[-20:]
+            tps = sum(w[2] for w in window) / sum(w[1] for w in window)
             info = f"loss {np.mean([w[0] for w in window]):.3f}  lr {lr:.1e}  {tps:,.0f} tok/s  " \
                    f"{(state['tokens_before'] + state['tokens']) / 1e6:.2f}M tokens"
             progress.update(task, completed=state["tokens"], info=info)

@@ -117,8 +117,8 @@ def test_diffusion_weights_count_resize_tokens_once():
     cfg = DataConfig(expand_rate=1.0, delete_rate=1.0)
     seen_special = seen_real = 0
     for seed in range(20):
-        seq, targets, weights, _, _ = diffusion_example(
-            p, m, s, tok, cfg, np.random.default_rng(seed), shift=True)
+        row = diffusion_example(p, m, s, tok, cfg, np.random.default_rng(seed), shift=True)
+        targets, weights = row.targets, row.weights
         resize = (sp.expand, sp.delete)
         pairs = list(zip(targets, weights, strict=True))
         real = {w for t, w in pairs if t != IGNORE and t not in resize}
@@ -156,13 +156,71 @@ def test_free_length_canvas_hides_the_middles_length():
     cfg = DataConfig(free_length_rate=1.0)
     lengths = set()
     for seed in range(40):
-        seq, *_ , n_ctx = diffusion_example(p, m, s, tok, cfg, np.random.default_rng(seed),
-                                            shift=True)
-        lengths.add(len(seq) - n_ctx - 1)
+        row = diffusion_example(p, m, s, tok, cfg, np.random.default_rng(seed), shift=True)
+        lengths.add(len(row.seq) - row.n_ctx - 1)
     assert min(lengths) < len(m) // 2 and max(lengths) > 2 * len(m)
 
 
-@pytest.mark.parametrize("data", [{"free_length_rate": 1.0}, {"function_rate": 1.0}])
+def test_several_canvases_follow_one_context_and_see_only_it_and_themselves():
+    """Each canvas is the middle masked afresh, at the first canvas's positions, attending to
+    the context and itself; one canvas is the layout inference uses, mask and positions."""
+    import numpy as np
+    import torch
+
+    from remask.infill.data import IGNORE, DataConfig, diffusion_example, make_batch
+    from remask.infill.engine import BUNDLED
+    from remask.infill.model import infill_mask
+    from remask.infill.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    sp = tok.special
+    p, m, s = tok.encode_span("def f(x):\n", "    return x + 1\n", "\nprint(f(2))\n")
+    cfg = DataConfig(canvases=3, expand_rate=0.0, delete_rate=0.0)
+    row = diffusion_example(p, m, s, tok, cfg, np.random.default_rng(0), shift=True)
+    n_ctx = len(p) + len(s) + 2
+    assert row.n_ctx == n_ctx and row.segment[:n_ctx] == [0] * n_ctx
+    assert row.denom == 3 * len(m)
+    for k in (1, 2, 3):
+        at = [i for i, g in enumerate(row.segment) if g == k]
+        assert row.seq[at[0]] == sp.fim_middle and len(at) == len(m) + 1
+        assert [row.pos[i] for i in at] == list(range(n_ctx, n_ctx + len(m) + 1))
+        # shifted: the canvas's i-th token is predicted at the slot before it, its own
+        got = {at[0] + i: t for i, t in enumerate(m) if row.targets[at[0] + i] != IGNORE}
+        assert all(row.seq[j + 1] == sp.mask for j in got) and set(got.values()) <= set(m)
+    mask = infill_mask(torch.tensor([n_ctx]), torch.ones(1, len(row.seq), dtype=torch.bool),
+                       torch.tensor([row.segment]))[0, 0]
+    first, second = row.segment.index(1), row.segment.index(2)
+    assert mask[first, :n_ctx].all() and mask[first, first:second].all()
+    assert not mask[first, second:].any() and not mask[second, first:second].any()
+    assert not mask[:n_ctx, n_ctx:].any()  # the context never sees a canvas
+    # a whole window with no context keeps one canvas
+    row = diffusion_example([], m, [], tok, cfg, np.random.default_rng(0), shift=True)
+    assert max(row.segment) == 1
+    # one canvas: the mask the denoiser builds from n_ctx alone, positions 0..T-1
+    docs = [open(__file__).read()] * 4
+    b = make_batch(docs, tok, DataConfig(), np.random.default_rng(1), "diffusion")
+    rows = b.valid[:, None, :, None]  # what padding attends to is never read
+    assert torch.equal(infill_mask(b.n_ctx, b.valid, b.segment) & rows,
+                       infill_mask(b.n_ctx, b.valid) & rows)
+    assert torch.equal(b.pos, torch.arange(b.idx.shape[1]).repeat(4, 1))
+
+
+def test_a_row_of_positions_gives_the_logits_of_its_offset():
+    """RoPE read per token: a (B, T) position tensor computes what ``pos=int`` does."""
+    import torch
+
+    from remask.infill.model import ModelConfig, Transformer
+
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig(vocab_size=64, n_layer=2, n_head=2, d_model=32, d_ff=64))
+    idx = torch.randint(0, 64, (2, 7))
+    want, _ = model(idx, causal=True, pos=5)
+    got, _ = model(idx, causal=True, pos=torch.arange(5, 12).repeat(2, 1))
+    assert torch.allclose(want, got, atol=1e-5)
+
+
+@pytest.mark.parametrize("data", [{"free_length_rate": 1.0}, {"function_rate": 1.0},
+                                  {"canvases": 4}])
 def test_heldout_set_ignores_the_canvas_scheme_and_the_mix(home, data):
     """The held-out batches are the same whatever --free-length-rate or --function-rate, so
     curves stay comparable."""
