@@ -134,7 +134,8 @@ def all_entries(text: str, tree: ast.Module, name: str) -> list[tuple[int, int, 
     """Edits ``(start, end, new text)`` taking ``name`` out of the lists and tuples of ``__all__``.
 
     An entry goes with the comma after it (before it, for the last one); a tuple left with one
-    entry keeps a comma after it, so that it stays a tuple (``("x")`` is a string).
+    entry keeps a comma after it, so that it stays a tuple (``("x")`` is a string), and a
+    tuple without brackets left with none becomes ``()`` (``__all__ = `` does not parse).
     """
     starts, out = line_starts(text), []
     wanted = {id(n) for n in _all_strings(tree) if n.value == name}
@@ -161,8 +162,9 @@ def all_entries(text: str, tree: ast.Module, name: str) -> list[tuple[int, int, 
             else:  # the only one, and the comma a tuple or a list may have after it
                 after = at(e, True)
                 rest = text[after:].lstrip(" \t")
-                out.append((at(e), after + (len(text) - after - len(rest) + 1
-                                            if rest.startswith(",") else 0), ""))
+                end = after + (len(text) - after - len(rest) + 1 if rest.startswith(",") else 0)
+                bare = isinstance(box, ast.Tuple) and text[at(box)] != "("
+                out.append((at(e), end, "()" if bare else ""))  # ``__all__ = "x",``
     return out
 
 

@@ -184,7 +184,9 @@ def test_an_all_entry_of_a_submodule_gone_to_another_package_goes(tmp_path):
         "pkg/__init__.py": '__all__ = ["a", "old", "b"]\n',
         "pkg/sub/__init__.py": '__all__ = ("x",\n           "old")\n',
         "pkg/kept/__init__.py": 'from . import old\n\n__all__ = ["old"]\n',
-        "pkg/old.py": "", "pkg/sub/old.py": "", "pkg/kept/old.py": "", "other/__init__.py": "",
+        "pkg/bare/__init__.py": '__all__ = "old",  # the API\n',
+        "pkg/old.py": "", "pkg/sub/old.py": "", "pkg/kept/old.py": "", "pkg/bare/old.py": "",
+        "other/__init__.py": "",
     }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -199,5 +201,8 @@ def test_an_all_entry_of_a_submodule_gone_to_another_package_goes(tmp_path):
     assert after("pkg/old.py", "other/old.py", "pkg/__init__.py") == '__all__ = ["a", "b"]\n'
     assert after("pkg/sub/old.py", "other/old.py", "pkg/sub/__init__.py") == \
         '__all__ = ("x",)\n'
+    # a tuple without brackets left empty is still one, not ``__all__ = `` (no parse)
+    assert after("pkg/bare/old.py", "other/old.py", "pkg/bare/__init__.py") == \
+        "__all__ = ()  # the API\n"
     # a package that imports it binds the name still (as the new module, under the old name)
     assert '__all__ = ["old"]' in after("pkg/kept/old.py", "other/old.py", "pkg/kept/__init__.py")
