@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from remask.bench import checks
-from remask.diffing.files import atomic_write
+from remask.diffing.files import atomic_write, check_source, read_source
 from remask.infill.precision import PRECISIONS
 
 if TYPE_CHECKING:
@@ -37,6 +37,45 @@ def own_errors(sub: argparse._SubParsersAction) -> None:
     """
     for parser in sub.choices.values():
         parser.set_defaults(command_parser=parser)
+
+
+STDIN = "-"
+
+
+def add_input_args(p: argparse.ArgumentParser) -> None:
+    """FILE, or ``-``: read the text from stdin and print the whole result, as a filter does.
+
+    Editors without an LSP client pipe a buffer through a command and take its output as the
+    new buffer (Vim's ``:%!``, Helix's ``:pipe``, Emacs's ``shell-command-on-region``), so the
+    output is the text itself, the input unchanged where nothing validates (exit 1).
+    """
+    p.add_argument("file", help=f"the file, or {STDIN} to filter stdin to stdout")
+    p.add_argument("--stdin-filename", metavar="PATH", default=None,
+                   help=f"with {STDIN}: the file the text is (its name in messages, its "
+                        "project for --verify)")
+
+
+def read_input(args: argparse.Namespace) -> tuple[str, str]:
+    """The text to rewrite and the path it is known by; UsageError or SourceError if none."""
+    if args.file != STDIN:
+        if args.stdin_filename is not None:
+            raise UsageError(f"--stdin-filename goes with {STDIN} (stdin) only")
+        return read_source(args.file), args.file
+    if args.write:
+        raise UsageError(f"--write with {STDIN}: the result goes to stdout")
+    if args.verify is not None and args.stdin_filename is None:
+        raise UsageError(f"--verify with {STDIN} needs --stdin-filename: the command runs in "
+                         "that file's project")
+    path = args.stdin_filename or "<stdin>"
+    return check_source(sys.stdin.buffer.read(), path), path
+
+
+def show(args: argparse.Namespace, path: str, old: str, new: str) -> None:
+    """Print the change: the whole new text for stdin (a filter), else a unified diff."""
+    if args.file == STDIN:
+        sys.stdout.write(new)
+    else:
+        sys.stdout.write(unified_diff(old, new, path))
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # torch: seconds to import, and ``remask moved`` loads no mod
     from remask.diffing.rewriter import RewriterConfig
     from remask.infill.engine import Engine
 
-from .common import UsageError, add_model_args, unified_diff, write
+from .common import UsageError, add_model_args, show, write
 
 
 def add_rewrite_args(p: argparse.ArgumentParser) -> None:
@@ -66,7 +66,7 @@ def emit(args: argparse.Namespace, path: str, text: str, proposal: Proposal | No
         print(json.dumps({"path": path, "text": new_text, "spans": spans,
                           "trace": proposal.trace if proposal else {}}))
     else:
-        sys.stdout.write(unified_diff(text, new_text, path))
+        show(args, path, text, new_text)
     return code
 
 
@@ -75,4 +75,6 @@ def unchanged(args: argparse.Namespace, path: str, text: str, why: str) -> int:
     print(f"{path}: {why}", file=sys.stderr)
     if args.json:
         print(json.dumps({"path": path, "text": text, "spans": [], "trace": {}}))
+    else:
+        show(args, path, text, text)  # a filter passes the text through
     return 0

@@ -8,16 +8,26 @@ import sys
 
 from remask.bench import checks
 from remask.diffing.canvas import HOLE_SAMPLES
-from remask.diffing.files import SourceError, read_source
+from remask.diffing.files import SourceError
 from remask.diffing.rewriter import Rewriter, RewriterConfig
 
-from .common import UsageError, add_model_args, engine_from_args, fail, unified_diff, write
+from .common import (
+    STDIN,
+    UsageError,
+    add_input_args,
+    add_model_args,
+    engine_from_args,
+    fail,
+    read_input,
+    show,
+    write,
+)
 from .progress import model_status
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fill", help="fill the ??? holes of a file")
-    p.add_argument("file")
+    add_input_args(p)
     p.add_argument("--marker", default="???", help="the hole marker (default ???)")
     p.add_argument("--write", action="store_true", help="replace the file (atomically)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -45,14 +55,14 @@ def run(args: argparse.Namespace) -> int:
     if args.verify is not None and not args.verify.strip():
         return fail("fill", "--verify must not be empty")
     try:
-        text = read_source(args.file)
+        text, path = read_input(args)
         with model_status() as status:
             status.engine = engine = engine_from_args(args)
             rewriter = Rewriter(engine, RewriterConfig(
                 marker=args.marker, candidates=args.candidates, sampler=engine.sampler,
                 line_threshold=args.line_threshold, hole_samples=args.samples,
                 verify=args.verify))
-            proposal, results = rewriter.fill_holes(text, args.file, on_step=status.on_step)
+            proposal, results = rewriter.fill_holes(text, path, on_step=status.on_step)
     except (SourceError, UsageError) as e:
         return fail("fill", str(e))
     complete = all(r.text is not None for r in results)
@@ -62,19 +72,20 @@ def run(args: argparse.Namespace) -> int:
         bad = sum(r.text is None for r in results)
         why = f"passes '{args.verify}'" if args.verify and proposal is None and \
             any(r.reason.startswith("no candidate passed") for r in results) else "parses"
-        print(f"{args.file}: {bad} of {len(results)} holes got no proposal that {why}; "
+        print(f"{path}: {bad} of {len(results)} holes got no proposal that {why}; "
               "file left as it was", file=sys.stderr)
         code = 1
     elif args.write and proposal is not None:
-        code = write("fill", args.file, new_text, text)
+        code = write("fill", path, new_text, text)
     if args.json:
-        spans = rewriter.holes(text, args.file)
+        spans = rewriter.holes(text, path)
         holes = [{"start": s.start, "end": s.end, "text": r.text, "status": r.reason,
                   "trace": r.trace} for s, r in zip(spans, results, strict=True)]
-        print(json.dumps({"path": args.file, "text": new_text, "holes": holes,
+        print(json.dumps({"path": path, "text": new_text, "holes": holes,
                           "trace": proposal.trace if proposal else {}}))
-    elif not results:
-        print(f"{args.file}: no '{args.marker}' holes", file=sys.stderr)
     else:
-        sys.stdout.write(unified_diff(text, new_text, args.file))
+        if not results:
+            print(f"{path}: no '{args.marker}' holes", file=sys.stderr)
+        if results or args.file == STDIN:  # a filter prints the text, changed or not
+            show(args, path, text, new_text if complete else text)
     return code

@@ -1,3 +1,4 @@
+import io
 import json
 import shutil
 import subprocess
@@ -284,3 +285,50 @@ def test_a_weights_file_for_model_is_told_to_give_the_directory(tmp_path, capsys
     weights = EXAMPLE.parents[1] / "infill" / "bundled" / "model.safetensors"
     assert main(["fill", str(src), "--model", str(weights)]) == 2
     assert "give the directory" in capsys.readouterr().err
+
+
+def _filter(argv: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "remask.cli", *argv], input=stdin.encode(),
+                          capture_output=True, cwd=cwd, timeout=300)
+
+
+def test_dash_filters_stdin_to_the_whole_filled_text(tmp_path):
+    """``remask fill -`` is a filter (Vim's ``:%!``, Helix's ``:pipe``): its stdout is the
+    buffer's new text, every byte outside the hole kept; where nothing passes, the text as
+    it came, so the buffer is never emptied."""
+    text = "import math\n\n\ndef area(r):\n    return ???\n\n\nprint(area(2))\n"
+    proc = _filter(["fill", "-"], text, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    head, tail = text.split("???")
+    assert out.startswith(head) and out.endswith(tail) and "???" not in out
+    assert not parse(out).has_errors() and b"Traceback" not in proc.stderr
+    (tmp_path / "pkg").mkdir()
+    proc = _filter(["fill", "-", "--stdin-filename", "pkg/geo.py", "--verify", "false"], text,
+                   tmp_path)
+    assert proc.returncode == 1 and proc.stdout.decode() == text
+    assert proc.stderr.decode().startswith("pkg/geo.py: 1 of 1 holes got no proposal that passes")
+    assert not (tmp_path / "pkg" / "geo.py").exists()  # nothing written where it names
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["fill", "-", "--write"], "--write with -: the result goes to stdout"),
+    (["repair", "-", "--write"], "--write with -: the result goes to stdout"),
+    (["fill", "-", "--verify", "true"], "--verify with - needs --stdin-filename"),
+    (["fill", "a.py", "--stdin-filename", "b.py"], "--stdin-filename goes with - (stdin) only"),
+])
+def test_a_filter_asked_to_write_or_verify_blind_exits_2_with_one_line(
+        tmp_path, monkeypatch, capsys, argv, message):
+    (tmp_path / "a.py").write_text("x = ???\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x = ???\n")))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_filter_with_nothing_to_do_passes_its_text_through(monkeypatch, capsys):
+    for argv in (["fill", "-"], ["repair", "-"]):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x = 1\n")))
+        assert main(argv) == 0
+        assert capsys.readouterr().out == "x = 1\n"
