@@ -1,8 +1,12 @@
-"""``remask tui FILE``: edit a file in the terminal while remask proposes and denoises live."""
+"""``remask tui FILE``: edit a file in the terminal while remask proposes and denoises live.
+
+A FILE that does not exist opens empty, and the first save makes it, as in an editor.
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from remask.bench import checks
 from remask.diffing.files import SourceError, read_source
@@ -31,8 +35,12 @@ def run(args: argparse.Namespace) -> int:
         checks.rows(args.candidates, "--candidates", 1)
     except ValueError as e:
         return fail("tui", str(e))
+    path = Path(args.file)
+    new = not path.exists() and not path.is_symlink()  # as an editor opens a name: empty
+    if new and not path.parent.is_dir():
+        return fail("tui", f"{args.file}: no such file, and no folder {path.parent} to make it in")
     try:
-        text = read_source(args.file)
+        text = "" if new else read_source(path)
         engine = engine_from_args(args)
     except (SourceError, UsageError) as e:
         return fail("tui", str(e))
@@ -43,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
     rewriter = Rewriter(engine, RewriterConfig(candidates=args.candidates,
                                                sampler=engine.sampler,
                                                line_threshold=args.line_threshold))
-    RemaskApp(args.file, text, rewriter, TuiConfig(auto_delay=args.idle or None)).run()
+    RemaskApp(path, text, rewriter, TuiConfig(auto_delay=args.idle or None), new=new).run()
     return 0

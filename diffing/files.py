@@ -66,7 +66,8 @@ class ChangedOnDisk(OSError):
     """The file is no longer what the proposal was computed from: someone saved meanwhile."""
 
 
-def atomic_write(path: str | Path, text: str, expected: str | None = None) -> None:
+def atomic_write(path: str | Path, text: str, expected: str | None = None,
+                 new: bool = False) -> None:
     """Replace ``path`` with ``text`` (UTF-8, newlines untouched) atomically, keeping its mode.
 
     With ``expected`` (the text a command read, seconds of denoising ago), a file that no
@@ -74,7 +75,9 @@ def atomic_write(path: str | Path, text: str, expected: str | None = None) -> No
     lose that save. A symlink is written through (its target changes, the link stays a link),
     a file its owner made read-only is refused as an editor refuses it (the rename would go
     through, since only the directory's permission counts), and the owner and group stay where
-    the process may keep them. OSError says why nothing was written.
+    the process may keep them. ``new``: the file did not exist when its text was begun, and
+    one made since (another editor saved it) is as changed on disk. OSError says why nothing
+    was written.
     """
     path = Path(os.path.realpath(path))
     old = path.stat() if path.exists() else None
@@ -91,7 +94,8 @@ def atomic_write(path: str | Path, text: str, expected: str | None = None) -> No
             with contextlib.suppress(PermissionError):  # only root may give a file away
                 os.chown(tmp, old.st_uid, old.st_gid)
         os.chmod(tmp, stat.S_IMODE(old.st_mode) if old else 0o644)  # after chown: it clears suid
-        if expected is not None and _current(path) != expected:  # as late as can be
+        if new and os.path.lexists(path) or \
+                expected is not None and _current(path) != expected:  # as late as can be
             raise ChangedOnDisk(errno.EAGAIN, "changed on disk since it was read", str(path))
         os.replace(tmp, path)
     except BaseException:

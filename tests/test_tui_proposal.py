@@ -140,6 +140,38 @@ async def test_a_file_changed_on_disk_is_overwritten_only_when_saved_twice(app_f
         assert path.read_text() == "# and again\n"
 
 
+async def test_a_new_file_is_made_by_the_first_save_and_never_over_another(engine, tmp_path):
+    """A name that is no file yet opens empty (``remask tui new.py``); saving makes it, and
+    one another program made meanwhile is kept until the user saves again."""
+    path = tmp_path / "new.py"
+    app = RemaskApp(path, "", Rewriter(engine), TuiConfig(auto_delay=None), new=True)
+    async with app.run_test() as pilot:
+        assert "new.py [new]" in str(app.query_one("StatusBar").render())
+        await pilot.press("x", "ctrl+s")
+        await pilot.pause()
+        assert path.read_text() == "x"
+        await pilot.press("y", "ctrl+s")  # an ordinary file now: saved over its own save
+        await pilot.pause()
+        assert path.read_text() == "xy"
+    other = tmp_path / "other.py"
+    app = RemaskApp(other, "", Rewriter(engine), TuiConfig(auto_delay=None), new=True)
+    async with app.run_test() as pilot:
+        other.write_text("# made by another editor\n")
+        await pilot.press("z", "ctrl+s")
+        await pilot.pause()
+        assert other.read_text() == "# made by another editor\n"
+        assert any("changed on disk" in n.message for n in app._notifications)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert other.read_text() == "z"
+    empty = tmp_path / "empty.py"
+    app = RemaskApp(empty, "", Rewriter(engine), TuiConfig(auto_delay=None), new=True)
+    async with app.run_test() as pilot:
+        await pilot.press("ctrl+q")  # nothing typed: quits without asking, makes nothing
+        await pilot.pause()
+    assert app.return_code == 0 and not empty.exists()
+
+
 async def test_quitting_with_unsaved_changes_asks(app_for, tmp_path):
     app = app_for()
     async with app.run_test() as pilot:

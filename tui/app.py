@@ -77,11 +77,13 @@ class RemaskApp(App[None]):
     ]
 
     def __init__(self, path: str | Path, text: str, rewriter: Rewriter,
-                 config: TuiConfig | None = None) -> None:
+                 config: TuiConfig | None = None, new: bool = False) -> None:
+        """``new``: ``path`` does not exist yet; the first save makes it (``text`` is "")."""
         super().__init__()
         self.path, self.rewriter, self.config = Path(path), rewriter, config or TuiConfig()
         self._saved = self._before = self._initial = text
         self._overwrite = False  # the user saved again after being told the file changed
+        self._new = new
         self._lock = threading.Lock()  # one forward pass at a time: the model is shared
         self._idle: Timer | None = None
 
@@ -96,7 +98,8 @@ class RemaskApp(App[None]):
                 yield DenoiseView(engine.decode_tokens, engine.tokenizer.special.mask,
                                   id="denoise")
         kind = "diffusion" if engine.is_diffusion else "AR"
-        yield StatusBar(str(self.path), f"{engine.name} ({kind})", id="status")
+        yield StatusBar(str(self.path) + (" [new]" if self._new else ""),
+                        f"{engine.name} ({kind})", id="status")
         yield Footer()
 
     @property
@@ -223,9 +226,10 @@ class RemaskApp(App[None]):
         open here: the first save says so and leaves it, a second one overwrites it, as an
         editor asks before clobbering a file changed behind its back.
         """
-        expected = None if self._overwrite else self._saved
+        expected = None if self._overwrite or self._new else self._saved
         try:
-            atomic_write(self.path, self.editor.text, expected=expected)
+            atomic_write(self.path, self.editor.text, expected=expected,
+                         new=self._new and not self._overwrite)
         except ChangedOnDisk:
             self._overwrite = True
             self.notify(f"not saved: {self.path} changed on disk since it was read; "
@@ -234,7 +238,7 @@ class RemaskApp(App[None]):
         except OSError as e:
             self.notify(f"not saved: {e.strerror or e}", severity="error")
             return False
-        self._saved, self._overwrite = self.editor.text, False
+        self._saved, self._overwrite, self._new = self.editor.text, False, False
         self.query_one(StatusBar).modified = False
         self.notify(f"saved {self.path}")
         return True
