@@ -208,17 +208,6 @@ def cut_example(doc: str, tok: Tokenizer, cfg: DataConfig, rng: np.random.Genera
     return p, m, s
 
 
-def ar_example(p, m, s, tok: Tokenizer, cfg: DataConfig) -> Row:
-    """``<pre> p <suf> s <mid> m <eos>``; every next token is a target (the FIM paper's loss)."""
-    sp = tok.special
-    seq = [sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle, *m, sp.eos]
-    targets = seq[1:] + [IGNORE]
-    n = len(seq) - 1
-    n_ctx = len(p) + len(s) + 2
-    return Row(seq, targets, [1.0] * n + [0.0], float(n), n_ctx,
-               [0] * n_ctx + [1] * (len(seq) - n_ctx), list(range(len(seq))))
-
-
 @dataclass
 class Row:
     """One example laid out, before collation into a :class:`Batch`."""
@@ -230,6 +219,17 @@ class Row:
     n_ctx: int
     segment: list[int]
     pos: list[int]
+
+
+def ar_example(p, m, s, tok: Tokenizer, cfg: DataConfig) -> Row:
+    """``<pre> p <suf> s <mid> m <eos>``; every next token is a target (the FIM paper's loss)."""
+    sp = tok.special
+    seq = [sp.fim_prefix, *p, sp.fim_suffix, *s, sp.fim_middle, *m, sp.eos]
+    targets = seq[1:] + [IGNORE]
+    n = len(seq) - 1
+    n_ctx = len(p) + len(s) + 2
+    return Row(seq, targets, [1.0] * n + [0.0], float(n), n_ctx,
+               [0] * n_ctx + [1] * (len(seq) - n_ctx), list(range(len(seq))))
 
 
 def diffusion_example(p, m, s, tok: Tokenizer, cfg: DataConfig, rng: np.random.Generator,

@@ -19,6 +19,8 @@
 # grown models compute what the bundles did), so a GPU session can spend its minutes on
 # capacity the 5.7M-parameter bundle no longer has; both grow alike, so the AR baseline
 # stays matched in size. 8 × 256 ships at 14.5 MB (fp16); 6 × 384 would be 24 MB.
+# REMASK_DIFFUSION="--canvases 4" passes flags to the diffusion trainer alone (the AR
+# objective has no canvases; both still get the same minutes).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/out}"
@@ -80,8 +82,10 @@ start)
             --cooldown "${REMASK_COOLDOWN:-0.4}" --eval-every 250 --threads 1)
     read -ra grow <<< "${REMASK_GROW:-}"
     common+=("${grow[@]}")
+    read -ra own <<< "${REMASK_DIFFUSION:-}"
     setsid nohup python3 -m remask.cli train --name diffusion --objective diffusion \
-        --init infill/bundled --workers 8 "${common[@]}" > /tmp/logs/diffusion.log 2>&1 < /dev/null &
+        --init infill/bundled --workers 8 "${common[@]}" "${own[@]}" \
+        > /tmp/logs/diffusion.log 2>&1 < /dev/null &
     setsid nohup python3 -m remask.cli train --name ar --objective ar \
         --init infill/bundled-ar --uncond-rate 0.1 --workers 6 "${common[@]}" \
         > /tmp/logs/ar.log 2>&1 < /dev/null &
