@@ -71,8 +71,12 @@ def read_input(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def show(args: argparse.Namespace, path: str, old: str, new: str) -> None:
-    """Print the change: the whole new text for stdin (a filter), else a unified diff."""
-    if args.file == STDIN:
+    """Print the change: the whole new text for stdin (a filter), else a unified diff.
+
+    ``args``: a command's; only those taking :func:`add_input_args`' FILE can read stdin
+    (``propagate``'s BEFORE and AFTER cannot).
+    """
+    if getattr(args, "file", None) == STDIN:
         sys.stdout.write(new)
     else:
         sys.stdout.write(unified_diff(old, new, path))

@@ -113,6 +113,8 @@ def _matrix(d: Path) -> list[tuple[str, list[str], list[Path], set[int]]]:
     for name in [*REFUSED, "missing.py", "adir.py"]:
         for cmd in (["fill", name, "--write"], ["repair", name, "--write"],
                     ["propagate", "ok.py", name, "--write"], ["tui", name]):
+            if cmd == ["tui", "missing.py"]:  # a new file, as in an editor: in no folder
+                cmd = ["tui", "gone/missing.py"]
             cases.append((" ".join(cmd), cmd, [d / name, d / "ok.py"], {2}))
     for label, model in _models(d).items():
         for cmd in (["fill", "ok.py", "--write"], ["repair", "all_broken.py", "--write"],
