@@ -205,6 +205,34 @@ def test_several_canvases_follow_one_context_and_see_only_it_and_themselves():
     assert torch.equal(b.pos, torch.arange(b.idx.shape[1]).repeat(4, 1))
 
 
+def test_further_canvases_stop_at_the_room_past_the_block():
+    """After a long context a short middle gets all four canvases, a long one only those that
+    fit (two: a third would pass block + canvas_room)."""
+    import numpy as np
+
+    from remask.infill.data import DataConfig, diffusion_example
+    from remask.infill.engine import BUNDLED
+    from remask.infill.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    p = tok.encode("".join(f"v{i} = f({i})\n" for i in range(60)))[:220]
+    s = tok.encode("\nprint(f(2))\n")
+    cfg = DataConfig(canvases=4, delete_rate=0.0, expand_rate=0.0)
+    for middle, most in (("    return x + 1\n", 4), ("    y = x * 2\n" * 12, 2)):
+        m = tok.encode(middle)
+        row = diffusion_example(p, m, s, tok, cfg, np.random.default_rng(0), shift=True)
+        assert max(row.segment) == most and len(row.seq) <= cfg.block + cfg.canvas_room
+
+
+def test_a_run_with_canvases_counts_the_tokens_its_batches_hold(home):
+    import json
+
+    assert _train(home, "kc", "--objective", "diffusion", "--canvases", "4",
+                  "--max-tokens", "800") == 0
+    state = json.loads((home / "runs" / "kc" / "state.json").read_text())
+    assert state["tokens"] > state["step"] * 4 * 96  # rows past the block counted
+
+
 def test_a_row_of_positions_gives_the_logits_of_its_offset():
     """RoPE read per token: a (B, T) position tensor computes what ``pos=int`` does."""
     import torch
