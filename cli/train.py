@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--canvases", type=int, default=DataConfig.canvases,
                    help="canvases of each diffusion infill example: fresh maskings of its "
                         "middle after its one context (the held-out set keeps one)")
+    p.add_argument("--canvas-room", type=int, default=DataConfig.canvas_room,
+                   help="tokens past the block that further canvases may take (a batch pads "
+                        "to its longest row)")
     p.add_argument("--d-model", type=int, default=None,
                    help=f"width (default {ModelConfig.d_model}); with --init, grow it to this")
     p.add_argument("--n-layer", type=int, default=None,
@@ -154,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
                       data=DataConfig(block=args.block, uncond_rate=args.uncond_rate,
                                       free_length_rate=args.free_length_rate,
                                       function_rate=args.function_rate,
-                                      canvases=args.canvases))
+                                      canvases=args.canvases,
+                                      canvas_room=args.canvas_room))
     _init_distributed()
     try:
         state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)
@@ -170,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
 # The least each numeric flag may be (a batch of 0 steps forever on nothing; a block under 16
 # tokens holds no prefix, middle and suffix; a width under 16 has no feed-forward), and the
 # flags that are fractions: checked before anything is written, so a typo leaves no run behind.
-_MINIMUM = {"batch": 1, "canvases": 1, "warmup": 1, "eval_every": 1, "block": 16,
+_MINIMUM = {"batch": 1, "canvases": 1, "canvas_room": 0, "warmup": 1, "eval_every": 1, "block": 16,
             "vocab_size": 1, "d_model": 16, "n_layer": 1, "n_head": 1,
             "workers": 0, "max_tokens": 0, "max_minutes": 0}
 _FRACTIONS = ("uncond_rate", "free_length_rate", "function_rate", "cooldown", "ema")

@@ -225,12 +225,18 @@ def test_further_canvases_stop_at_the_room_past_the_block():
 
 
 def test_a_run_with_canvases_counts_the_tokens_its_batches_hold(home):
+    """Rows past the block are counted; ``--canvas-room 0`` keeps every row inside it."""
     import json
 
-    assert _train(home, "kc", "--objective", "diffusion", "--canvases", "4",
-                  "--max-tokens", "800") == 0
-    state = json.loads((home / "runs" / "kc" / "state.json").read_text())
-    assert state["tokens"] > state["step"] * 4 * 96  # rows past the block counted
+    def tokens_per_step(run: str, *extra: str) -> float:
+        assert _train(home, run, "--objective", "diffusion", "--canvases", "4",
+                      "--max-tokens", "800", *extra) == 0
+        state = json.loads((home / "runs" / run / "state.json").read_text())
+        return state["tokens"] / state["step"]
+
+    assert tokens_per_step("kc") > 4 * 96
+    assert tokens_per_step("kc0", "--canvas-room", "0") == 4 * 96
+    assert _train(home, "kc9", "--canvas-room", "-1") == 2
 
 
 def test_a_row_of_positions_gives_the_logits_of_its_offset():
