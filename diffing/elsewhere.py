@@ -62,7 +62,8 @@ def spans_in(text: str, module: str, package: bool, exports: list[Exported],
     index = indexes[text]
     if index is None:
         return [], []
-    den = Denotations(index, module, package, {t for e in wanted for t in e.targets})
+    den = Denotations(index, module, package,
+                      {t for e in wanted for t in e.targets | e.made_by})
     spans: list[Span] = []
     onward: list[Exported] = []
     same_def: dict[tuple, list[Exported]] = {}  # a class and the subclasses inheriting it
@@ -93,7 +94,8 @@ def _may_reach(text: str, ex: Exported) -> bool:
     """
     if not may_import(text, ex.modules):
         return False
-    return ex.name in text or "import *" in text or imports_by_name(text, ex.modules)
+    return ex.name in text or "import *" in text or imports_by_name(text, ex.modules) or \
+        any(f.rpartition(".")[2] in text for f in ex.factories)
 
 
 def _renamed(den: Denotations, ex: Exported) -> list[Span]:
@@ -161,7 +163,8 @@ def _member_renamed(den: Denotations, ex: Exported) -> list[Span]:
     assert ex.member is not None
     old, new = ex.member
     heirs = _subclasses(den, ex.targets, None)
-    places = instance_uses(den, ex.targets, old, local=frozenset(c.name for c in heirs))
+    places = instance_uses(den, ex.targets, old, local=frozenset(c.name for c in heirs),
+                           made_by=ex.made_by)
     places |= {den.attr_start(n) for n in ast.walk(den.index.tree) if isinstance(n, ast.Attribute)
                and n.attr == old and ex.targets & set(den.of(n.value))}
     for cls in heirs:
@@ -220,8 +223,9 @@ def _calls(den: Denotations, group: list[Exported]) -> list[Span]:
     if group[0].instance_method:  # objects of the class, and of subclasses inheriting it
         heirs = frozenset(c.name for c in _subclasses(den, targets, change.name)
                           if not defines(c, change.name))
+        made_by = frozenset().union(*(ex.made_by for ex in group))
         by_name.setdefault(change.name, set()).update(
-            instance_calls(den, targets, change.name, heirs))
+            instance_calls(den, targets, change.name, heirs, made_by))
     for cls in _subclasses(den, targets) if init else []:
         by_name.setdefault("super", set()).update(_super_inits(den, cls))
         if not defines(cls, "__init__"):  # ``Foo(…)`` calls the inherited ``__init__``
@@ -270,14 +274,16 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
     """The changed name as this module's own, where it imports it at its top level."""
     out = []
     tree = den.index.tree
+    factories = ex.factories | _factories_here(den, ex.factories, names)
     for b in den.bound:
         if b.node not in tree.body:
             continue
         if b.star and ex.starred and f"{b.dotted}.{ex.name}" in ex.targets:
-            out.append(replace(ex, modules=names, starred=star_exported(tree, ex.name)))
+            out.append(replace(ex, modules=names, starred=star_exported(tree, ex.name),
+                               factories=factories))
         elif not b.star and b.dotted in ex.modules:  # the module itself, under another name
             out.append(replace(ex, modules=tuple(f"{n}.{b.local}" for n in names),
-                               starred=star_exported(tree, b.local)))
+                               starred=star_exported(tree, b.local), factories=factories))
         elif not b.star and b.dotted in ex.targets:
             kept = b.aliased or ex.new is not None and _binds(den, ex.new)  # ``new as old``
             change = ex.change
@@ -285,8 +291,29 @@ def _reexported(den: Denotations, ex: Exported, names: tuple[str, ...]) -> list[
                 change = replace(change, name=b.local, qualname=b.local)
             if change is not None or ex.member is not None or not kept:
                 out.append(Exported(names, b.local, None if kept else ex.new, change,
-                                    ex.origin, ex.member, star_exported(tree, b.local)))
+                                    ex.origin, ex.member, star_exported(tree, b.local),
+                                    ex.makers, factories))
     return out
+
+
+def _factories_here(den: Denotations, factories: frozenset[str], names: tuple[str, ...]
+                    ) -> frozenset[str]:
+    """The names the module gives the factory functions it imports at its top level.
+
+    ``from .net import open_client`` in ``pkg/__init__.py`` makes ``pkg.open_client`` one;
+    ``import pkg.net as net`` makes ``<here>.net.open_client`` one.
+    """
+    out = set()
+    for b in den.bound:
+        if b.node not in den.index.tree.body:
+            continue
+        for f in factories:
+            module, _, name = f.rpartition(".")
+            if b.star and module == b.dotted and star_exported(den.index.tree, name):
+                out |= {f"{n}.{name}" for n in names}
+            elif not b.star and (f == b.dotted or f.startswith(b.dotted + ".")):
+                out |= {f"{n}.{b.local}{f[len(b.dotted):]}" for n in names}
+    return frozenset(out)
 
 
 def _inheriting(den: Denotations, group: list[Exported], names: tuple[str, ...]
@@ -302,7 +329,8 @@ def _inheriting(den: Denotations, group: list[Exported], names: tuple[str, ...]
         return []
     top = module_classes(den.index.tree)
     return [Exported(names, c.name, None, replace(change, qualname=f"{c.name}.{change.name}"),
-                     group[0].origin, starred=star_exported(den.index.tree, c.name))
+                     group[0].origin, starred=star_exported(den.index.tree, c.name),
+                     makers=group[0].makers)
             for c in _subclasses(den, set().union(*(ex.targets for ex in group)), change.name)
             if c in top and not defines(c, change.name)]
 
@@ -322,7 +350,7 @@ def _merged(exports: list[Exported]) -> list[Exported]:
     by_key: dict[tuple, list[str]] = {}
     for ex in exports:
         names = by_key.setdefault((ex.name, ex.new, ex.change, ex.origin, ex.member,
-                                   ex.starred), [])
+                                   ex.starred, ex.makers, ex.factories), [])
         names += [m for m in ex.modules if m not in names]
     return [Exported(tuple(modules), *key) for key, modules in by_key.items()]
 

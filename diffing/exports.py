@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from .change import find_change, separate_edits
 from .edits import ast_offset, line_starts, parse_python
+from .instances import factories
 from .scopes import scope_index
 from .signature import SignatureChange, heirs, signature_change
 from .spans import renamed_word
@@ -34,6 +35,10 @@ class Exported:
     origin: str = ""  # the module that defines it (``modules`` may re-export it)
     member: tuple[str, str] | None = None  # a method of the class renamed: (old, new)
     starred: bool = True  # ``from <module> import *`` brings it (:func:`star_exported`)
+    # what makes objects of the class (:func:`.instances.factories`): its methods' names,
+    # and the dotted names of functions, as the modules that bind them name them
+    makers: tuple[str, ...] = ()
+    factories: frozenset[str] = frozenset()
 
     @property
     def targets(self) -> set[str]:
@@ -50,6 +55,11 @@ class Exported:
         if self.instance_method:
             return set()  # through objects of the class (:mod:`.instances`), not ``C.send``
         return {f"{t}.{parts[1]}" for t in self.targets}  # ``C.make(…)``
+
+    @property
+    def made_by(self) -> frozenset[str]:
+        """The dotted names of what returns an object of the class (``…Client.connect``)."""
+        return self.factories | {f"{t}.{m}" for t in self.targets for m in self.makers}
 
     @property
     def instance_method(self) -> bool:
@@ -115,14 +125,16 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
         owner = _method_owner(index.tree, alone, word[0], word[1]) \
             if occ is not None and word is not None and occ.binding and occ.kind == "def" else None
         if owner is not None and word is not None:
-            out.append(Exported(modules, owner, origin=modules[0], member=(word[1], word[2])))
+            out.append(_with_factories(Exported(modules, owner, origin=modules[0],
+                                                member=(word[1], word[2])), after))
             continue
         change = signature_change(alone, after)
         if change is None:
             continue
         parts = change.qualname.split(".")
         if len(parts) <= 2:  # a function, or a method of a top-level class
-            out.append(Exported(modules, parts[0], None, change, modules[0]))
+            out.append(_with_factories(Exported(modules, parts[0], None, change, modules[0]),
+                                       after))
         if parts[1:] == ["__init__"]:  # the module's subclasses that inherit it, as theirs
             out += [Exported(modules, c.name, None, replace(change, qualname=f"{c.name}.__init__"),
                              modules[0]) for c in heirs(after, parts[0])]
@@ -131,6 +143,18 @@ def exported(before: str, after: str, modules: tuple[str, ...]) -> list[Exported
     except SyntaxError:
         return out
     return [replace(e, starred=star_exported(tree, e.name)) for e in out]
+
+
+def _with_factories(ex: Exported, after: str) -> Exported:
+    """``ex`` with what makes objects of its class, where its objects are followed."""
+    if ex.member is None and not ex.instance_method:
+        return ex
+    try:
+        makers, functions = factories(parse_python(after), ex.name)
+    except SyntaxError:
+        return ex
+    return replace(ex, makers=makers,
+                   factories=frozenset(f"{m}.{f}" for m in ex.modules for f in functions))
 
 
 def _method_owner(tree: ast.Module, text: str, at: int, name: str) -> str | None:

@@ -446,3 +446,81 @@ def test_a_renamed_method_follows_objects_of_its_class_and_subclasses(tmp_path):
         "class Retry(Client):\n    def transmit(self, data):\n"
         "        return super().transmit(data)\n\n"
         "    def twice(self, data):\n        return self.transmit(data) + self.transmit(data)\n")}
+
+
+NET_FACTORIES = '''\
+from typing import Self
+
+
+class Client:
+    def send(self, data):
+        return data
+
+    @classmethod
+    def connect(cls, url):
+        if not url:
+            return cls(None)
+        return cls(url)
+
+    @classmethod
+    def default(cls) -> Self:
+        return make()
+
+    @staticmethod
+    def local() -> "Client":
+        return make()
+
+    @classmethod
+    def many(cls, n):
+        return [cls(i) for i in range(n)]
+
+    @classmethod
+    def url(cls, x) -> str:
+        return x
+
+
+def open_client(url) -> Client | None:
+    return make()
+
+
+async def dial(url):
+    def helper():
+        return 3
+    return Client(url)
+
+
+def name_of(c):
+    return Client(c) if c else None
+'''
+
+
+def test_objects_a_factory_of_the_class_returns(tmp_path):
+    """A class method returning ``cls(…)`` or saying it returns the class (``Self``,
+    ``"Client"``), a function saying so or returning ``Client(…)``, awaited or through the
+    package: their objects are the class's. A list of them, a ``str``, a function that may
+    return None without saying so: not."""
+    project(tmp_path, {
+        "pkg/__init__.py": "from .net import Client, open_client\n",
+        "pkg/net.py": NET_FACTORIES,
+        "pkg/use.py": (
+            "from pkg import Client, open_client\nfrom pkg.net import dial, name_of\n\n\n"
+            "async def go():\n"
+            "    a = Client.connect('x'); a.send(1)\n    b = Client.default(); b.send(2)\n"
+            "    c = Client.local(); c.send(3)\n    d = open_client('y'); d.send(4)\n"
+            "    e = await dial('z'); e.send(5)\n    Client.connect('w').send(6)\n"
+            "    f = Client.many(2); f.send(7)\n    g = Client.url('u'); g.send(8)\n"
+            "    h = name_of(1); h.send(9)\n"
+            "    with Client.connect('v') as k:\n        k.send(10)\n\n\n"
+            "class Service:\n    def __init__(self):\n        self.client = open_client('s')\n\n"
+            "    def run(self):\n        return self.client.send(11)\n"),
+    })
+    out = follow(tmp_path, "pkg/net.py", "def send(self, data)", "def send(self, data, *, when)")
+    use = out["pkg/use.py"]
+    for n in (1, 2, 3, 4, 5, 6, 10, 11):
+        assert f".send({n}, when=when)" in use, n
+    for n in (7, 8, 9):
+        assert f".send({n})" in use, n
+    out = follow(tmp_path, "pkg/net.py", "def send(", "def transmit(")
+    use = out["pkg/use.py"]
+    assert "a.transmit(1)" in use and "e.transmit(5)" in use and "self.client.transmit(11)" in use
+    assert "f.send(7)" in use and "h.send(9)" in use
