@@ -51,6 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--canvases", type=int, default=DataConfig.canvases,
                    help="canvases of each diffusion infill example: fresh maskings of its "
                         "middle after its one context (the held-out set keeps one)")
+    p.add_argument("--no-blank-middles", action="store_true",
+                   help="draw another span where one is only whitespace")
     p.add_argument("--canvas-room", type=int, default=DataConfig.canvas_room,
                    help="tokens past the block that further canvases may take (a batch pads "
                         "to its longest row)")
@@ -158,7 +160,8 @@ def run(args: argparse.Namespace) -> int:
                                       free_length_rate=args.free_length_rate,
                                       function_rate=args.function_rate,
                                       canvases=args.canvases,
-                                      canvas_room=args.canvas_room))
+                                      canvas_room=args.canvas_room,
+                                      blank_middles=not args.no_blank_middles))
     _init_distributed()
     try:
         state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)

@@ -60,6 +60,9 @@ class DataConfig:
     # later ones only where they fit in ``canvas_room`` tokens past the block
     canvases: int = 1
     canvas_room: int = 80
+    # spans that are only whitespace (a blank line, an indent: 7% of infill middles) kept;
+    # False draws another span of the same kind (no HumanEval hole, no ``???``, wants one)
+    blank_middles: bool = True
 
 
 @dataclass
@@ -198,7 +201,10 @@ def cut_example(doc: str, tok: Tokenizer, cfg: DataConfig, rng: np.random.Genera
     else:
         kinds, probs = zip(*cfg.span_kinds, strict=True)
         kind = kinds[int(rng.choice(len(kinds), p=np.array(probs) / sum(probs)))]
-        a, b = choose_span(text, kind, rng)
+        for _ in range(32):  # one draw where blank middles are kept (the held-out set's)
+            a, b = choose_span(text, kind, rng)
+            if cfg.blank_middles or text[a:b].strip():
+                break
     p, m, s = tok.encode_span(text[:a], text[a:b], text[b:])
     longest = min(cfg.max_middle, cfg.block // 3)
     if len(m) > longest:  # the rest of an over-long span becomes suffix

@@ -224,6 +224,25 @@ def test_further_canvases_stop_at_the_room_past_the_block():
         assert max(row.segment) == most and len(row.seq) <= cfg.block + cfg.canvas_room
 
 
+def test_blank_middles_can_be_drawn_again():
+    """A document of code between blank lines gives whitespace-only middles, unless told not
+    to; the draw keeps the span's kind, so the mix of kinds stays."""
+    import numpy as np
+
+    from remask.infill.data import DataConfig, cut_example
+    from remask.infill.engine import BUNDLED
+    from remask.infill.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    doc = "".join(f"x{i} = {i}\n\n\n    \n" for i in range(40))
+    for keep in (True, False):
+        rng = np.random.default_rng(0)
+        blanks = sum(not tok.decode(m).strip() for p, m, s in (
+            cut_example(doc, tok, DataConfig(blank_middles=keep, uncond_rate=0.0), rng)
+            for _ in range(200)))
+        assert (blanks > 40) if keep else blanks == 0, (keep, blanks)
+
+
 def test_a_run_with_canvases_counts_the_tokens_its_batches_hold(home):
     """Rows past the block are counted; ``--canvas-room 0`` keeps every row inside it."""
     import json
@@ -254,7 +273,7 @@ def test_a_row_of_positions_gives_the_logits_of_its_offset():
 
 
 @pytest.mark.parametrize("data", [{"free_length_rate": 1.0}, {"function_rate": 1.0},
-                                  {"canvases": 4}])
+                                  {"canvases": 4}, {"blank_middles": False}])
 def test_heldout_set_ignores_the_canvas_scheme_and_the_mix(home, data):
     """The held-out batches are the same whatever --free-length-rate or --function-rate, so
     curves stay comparable."""
