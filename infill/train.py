@@ -246,6 +246,7 @@ def train(run: Path, cfg: TrainConfig, model_cfg: ModelConfig | None = None,
                            model_cfg.shift, cfg.batch, rng, cfg.workers,
                            [cfg.seed, rank, state["step"]], device)
     state.setdefault("commands", []).append(" ".join(["remask", *sys.argv[1:]]))
+    state["config"] = _jsonable(asdict(cfg))  # this invocation's: a resume may change it
     warm = state.get("lr_batch") != [cfg.lr, cfg.batch]
     state["lr_batch"] = [cfg.lr, cfg.batch]
     log(f"model {model.num_params() / 1e6:.2f}M params, {cfg.objective}, "

@@ -47,9 +47,10 @@ def test_train_resume_and_export(home, tmp_path):
     assert _train(home, "r9", "--uncond-rate", "1.5") == 2
     assert _train(home, "r9", "--function-rate", "-0.1") == 2
     assert _train(home, "r9", "--warmup", "0") == 2
-    assert _train(home, "r1", "--resume", "--max-tokens", "2000") == 0
+    assert _train(home, "r1", "--resume", "--max-tokens", "2000", "--uncond-rate", "0.5") == 0
     state = json.loads((home / "runs" / "r1" / "state.json").read_text())
     assert state["step"] == 6
+    assert state["config"]["data"]["uncond_rate"] == 0.5  # the config the run trains with now
     out = tmp_path / "bundle"
     assert main(["train", "--home", str(home), "--name", "r1", "--export", str(out)]) == 0
     info = json.loads((out / "training.json").read_text())
