@@ -513,11 +513,16 @@ def test_objects_a_factory_of_the_class_returns(tmp_path):
             "    with Client.connect('v') as k:\n        k.send(10)\n\n\n"
             "class Service:\n    def __init__(self):\n        self.client = open_client('s')\n\n"
             "    def run(self):\n        return self.client.send(11)\n"),
+        "pkg/api.py": "from pkg import net as transport\n",  # the module, re-exported
+        "app.py": (
+            "from pkg.api import transport\n\n\ndef go():\n"
+            "    c = transport.open_client('q')\n    c.send(12)\n"),
     })
     out = follow(tmp_path, "pkg/net.py", "def send(self, data)", "def send(self, data, *, when)")
     use = out["pkg/use.py"]
     for n in (1, 2, 3, 4, 5, 6, 10, 11):
         assert f".send({n}, when=when)" in use, n
+    assert "c.send(12, when=when)" in out["app.py"]
     for n in (7, 8, 9):
         assert f".send({n})" in use, n
     out = follow(tmp_path, "pkg/net.py", "def send(", "def transmit(")
