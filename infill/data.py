@@ -58,7 +58,8 @@ class DataConfig:
     # canvases of one diffusion infill example: each a fresh masking of the same middle after
     # the one context, seeing the context and itself (see diffusion_example); the second and
     # later ones only where they fit in ``canvas_room`` tokens past the block. Four beat one
-    # at equal wall-clock (session 48) and eight (room 160) at equal tokens (session 49)
+    # at equal wall-clock (session 48); eight (room 160) tied four at equal tokens on two
+    # seeds and cost 9% more a token (session 49)
     canvases: int = 1
     canvas_room: int = 80
     # spans that are only whitespace (a blank line, an indent: 8% of infill middles) kept;
