@@ -160,13 +160,23 @@ class _Classes:
             return ann.value in self.local or \
                 any(c.rpartition(".")[2] == ann.value for c in self.dotted) and \
                 any(b.local == ann.value for b in self.den.bound if b.dotted in self.dotted)
-        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # ``Client | None``
-            sides = (ann.left, ann.right)
-            return any(_is_none(s) for s in sides) and \
-                any(self.annotated(s) for s in sides if not _is_none(s))
-        if isinstance(ann, ast.Subscript) and callee_name(ann.value) == "Optional":
-            return self.annotated(ann.slice)
+        inner = _optional(ann)  # ``Client | None``, ``Optional[Client]``
+        if inner is not None:
+            return any(self.annotated(s) for s in inner)
         return self.named(ann)
+
+
+def _optional(ann: ast.expr) -> list[ast.expr] | None:
+    """What ``X | None`` or ``Optional[X]`` allows besides None; None for other annotations.
+
+    ``A | B`` allows nothing: neither side says "one of the classes" alone.
+    """
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [ann.left, ann.right]
+        return [s for s in sides if not _is_none(s)] if any(map(_is_none, sides)) else []
+    if isinstance(ann, ast.Subscript) and callee_name(ann.value) == "Optional":
+        return [ann.slice]
+    return None
 
 
 def _is_none(expr: ast.expr) -> bool:
@@ -229,10 +239,7 @@ def _names_one(ann: ast.expr, names: set[str]) -> bool:
     """Whether a return annotation names one of ``names`` (``X``, ``"X"``, ``t.X``), or None."""
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         return ann.value in names
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-        sides = (ann.left, ann.right)
-        return any(_is_none(s) for s in sides) and \
-            any(_names_one(s, names) for s in sides if not _is_none(s))
-    if isinstance(ann, ast.Subscript) and callee_name(ann.value) == "Optional":
-        return _names_one(ann.slice, names)
+    inner = _optional(ann)
+    if inner is not None:
+        return any(_names_one(s, names) for s in inner)
     return isinstance(ann, ast.Name | ast.Attribute) and callee_name(ann) in names
