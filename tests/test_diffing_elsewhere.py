@@ -513,6 +513,9 @@ def test_objects_a_factory_of_the_class_returns(tmp_path):
             "    with Client.connect('v') as k:\n        k.send(10)\n\n\n"
             "class Service:\n    def __init__(self):\n        self.client = open_client('s')\n\n"
             "    def run(self):\n        return self.client.send(11)\n"),
+        "pkg/only.py": (  # names no class, only a factory
+            "from pkg.net import dial\n\n\nasync def go():\n"
+            "    d = await dial('o')\n    d.send(13)\n"),
         "pkg/api.py": "from pkg import net as transport\n",  # the module, re-exported
         "app.py": (
             "from pkg.api import transport\n\n\ndef go():\n"
@@ -523,6 +526,7 @@ def test_objects_a_factory_of_the_class_returns(tmp_path):
     for n in (1, 2, 3, 4, 5, 6, 10, 11):
         assert f".send({n}, when=when)" in use, n
     assert "c.send(12, when=when)" in out["app.py"]
+    assert "d.send(13, when=when)" in out["pkg/only.py"]
     for n in (7, 8, 9):
         assert f".send({n})" in use, n
     out = follow(tmp_path, "pkg/net.py", "def send(", "def transmit(")
