@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from remask.bench import checks
-from remask.infill.data import DataConfig
+from remask.infill.data import WEIGHTINGS, DataConfig
 from remask.infill.export import export
 from remask.infill.grow import grown_config
 from remask.infill.model import ModelConfig, load_config, load_model
@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "middle after its one context (the held-out set keeps one)")
     p.add_argument("--no-blank-middles", action="store_true",
                    help="draw another span where one is only whitespace")
+    p.add_argument("--loss-weight", choices=WEIGHTINGS, default=DataConfig.weighting,
+                   help="elbo: 1/t on each masked token (the bound); flat: 1, so heavily "
+                        "masked canvases count more")
     p.add_argument("--canvas-room", type=int, default=DataConfig.canvas_room,
                    help="tokens past the block that further canvases may take (a batch pads "
                         "to its longest row)")
@@ -161,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
                                       function_rate=args.function_rate,
                                       canvases=args.canvases,
                                       canvas_room=args.canvas_room,
-                                      blank_middles=not args.no_blank_middles))
+                                      blank_middles=not args.no_blank_middles,
+                                      weighting=args.loss_weight))
     _init_distributed()
     try:
         state = train(run_dir, cfg, model_cfg, init=args.init, home=args.home, grow_to=grow_to)

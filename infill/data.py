@@ -38,6 +38,9 @@ _DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+", re.M)
 _DOCSTRING = re.compile(r"[rRuU]?(\"\"\"|\'\'\')")
 
 
+WEIGHTINGS = ("elbo", "flat")  # DataConfig.weighting
+
+
 @dataclass(frozen=True)
 class DataConfig:
     block: int = 320  # tokens per training sequence
@@ -68,6 +71,11 @@ class DataConfig:
     # the other middles -0.019 +- 0.009, but 83% of content positions blanked at the first
     # step against 65%, so kept
     blank_middles: bool = True
+    # how a diffusion canvas's loss weighs its mask rate t: "elbo" (1/t on each masked code
+    # token, the MDLM/LLaDA bound) or "flat" (1 on each, so a canvas weighs t times what the
+    # bound gives it: heavily masked canvases, like the sampler's first steps, count more);
+    # <expand>/<delete> targets take the same ratio (1 and t) so their share of the loss holds
+    weighting: str = "elbo"
 
 
 @dataclass
@@ -271,6 +279,7 @@ def diffusion_example(p, m, s, tok: Tokenizer, cfg: DataConfig, rng: np.random.G
         t = float(rng.uniform(cfg.min_t, 1.0))
         special = np.isin(canvas, [sp.expand, sp.delete])
         masked = (rng.random(len(canvas)) < t) | special
+        code_w, special_w = (1.0, t) if cfg.weighting == "flat" else (1.0 / t, 1.0)
         if not masked.any():
             masked[int(rng.integers(len(canvas)))] = True
         first = len(seq) + 1  # index of this canvas's first token, after its <fim_middle>
@@ -281,7 +290,7 @@ def diffusion_example(p, m, s, tok: Tokenizer, cfg: DataConfig, rng: np.random.G
         for j, (c, mk, sp_j) in enumerate(zip(canvas, masked, special, strict=True)):
             if mk:  # 1/t undoes a mask drawn with chance t; <expand>/<delete> are masked always
                 at = first + j - 1 if shift else first + j
-                targets[at], weights[at] = c, 1.0 if sp_j else 1.0 / t
+                targets[at], weights[at] = c, special_w if sp_j else code_w
         segment += [k] * (len(canvas) + 1)
         pos += range(n_ctx, n_ctx + len(canvas) + 1)
         denom += len(canvas)

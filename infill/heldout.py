@@ -46,7 +46,7 @@ def heldout_batches(corpus: Path, tok: Tokenizer, data: DataConfig, objective: s
                          "delete_rate": 1.0 if lengths else 0.0,
                          "min_t": 1.0 if lengths else data.min_t,
                          "free_length_rate": 0.0, "uncond_rate": 0.0, "function_rate": 0.0,
-                         "canvases": 1, "blank_middles": True,
+                         "canvases": 1, "blank_middles": True, "weighting": "elbo",
                          "span_kinds": data.span_kinds})
     return [make_batch(docs[i:i + 16], tok, data, rng, objective, shift)
             for i in range(0, len(docs), 16)]

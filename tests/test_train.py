@@ -131,6 +131,38 @@ def test_diffusion_weights_count_resize_tokens_once():
     assert seen_special == 20 and seen_real > 0
 
 
+def test_flat_weighting_scales_each_canvas_by_its_mask_rate():
+    """``--loss-weight flat`` draws the same examples and weighs each canvas t times what the
+    bound gives it: its code tokens 1, its <expand>/<delete> t, so their share holds."""
+    import numpy as np
+
+    from remask.infill.data import IGNORE, DataConfig, diffusion_example
+    from remask.infill.engine import BUNDLED
+    from remask.infill.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(BUNDLED / "tokenizer.json")
+    resize = (tok.special.expand, tok.special.delete)
+    p, m, s = tok.encode_span("def f(x):\n", "    y = x * 2\n    return y + 1\n",
+                              "\nprint(f(2))\n")
+    rates = []
+    for seed in range(20):
+        elbo, flat = (diffusion_example(
+            p, m, s, tok, DataConfig(expand_rate=0.5, delete_rate=0.5, canvases=3,
+                                     weighting=w), np.random.default_rng(seed), shift=True)
+            for w in ("elbo", "flat"))
+        assert elbo.seq == flat.seq and elbo.targets == flat.targets
+        for k in range(1, max(elbo.segment) + 1):
+            at = [i for i, t in enumerate(elbo.targets)
+                  if t != IGNORE and elbo.segment[i + 1] == k]  # shifted: i predicts i + 1
+            ratio = {round(flat.weights[i] / elbo.weights[i], 9) for i in at}
+            code = {flat.weights[i] for i in at if elbo.targets[i] not in resize}
+            assert len(ratio) == 1 and code <= {1.0}, (seed, k, ratio, code)
+            t = ratio.pop()
+            assert DataConfig.min_t <= t <= 1.0
+            rates.append(t)
+    assert len(set(rates)) > 10  # each canvas its own rate
+
+
 def test_free_length_canvas_hides_the_middles_length():
     """A free canvas has the drawn length; its runs of code read back as the middle."""
     import numpy as np
@@ -274,7 +306,8 @@ def test_a_row_of_positions_gives_the_logits_of_its_offset():
 
 
 @pytest.mark.parametrize("data", [{"free_length_rate": 1.0}, {"function_rate": 1.0},
-                                  {"canvases": 4}, {"blank_middles": False}])
+                                  {"canvases": 4}, {"blank_middles": False},
+                                  {"weighting": "flat"}])
 def test_heldout_set_ignores_the_canvas_scheme_and_the_mix(home, data):
     """The held-out batches are the same whatever --free-length-rate or --function-rate, so
     curves stay comparable."""
@@ -290,7 +323,7 @@ def test_heldout_set_ignores_the_canvas_scheme_and_the_mix(home, data):
     a = heldout_batches(home / "corpus", tok, DataConfig(), "diffusion", 16, shift=True)
     b = heldout_batches(home / "corpus", tok, DataConfig(**data), "diffusion", 16, shift=True)
     assert all(torch.equal(x.idx, y.idx) and torch.equal(x.targets, y.targets)
-               for x, y in zip(a, b, strict=True))
+               and torch.equal(x.weights, y.weights) for x, y in zip(a, b, strict=True))
 
 
 def test_a_curve_continued_on_another_heldout_set_records_the_change(home, tmp_path):
