@@ -49,6 +49,22 @@ def python_ok(text: str, path: str | None, after: int | None) -> bool:
     return starts[min(error.lineno, len(starts)) - 1] > after
 
 
+def python_blames_above(text: str, path: str | None, start: int) -> bool:
+    """Whether Python's first complaint about ``text`` is on a line above the one ``start`` is on.
+
+    Python reports an error its tokenizer finds (a bracket that does not match) before any
+    parse error, wherever each is: mending such a line can let it see a broken statement
+    above, which is then that statement's error, not the mended line's.
+    """
+    if path is not None and not str(path).endswith((".py", ".pyi")):
+        return False
+    error = python_error(text)
+    if error is None or not error.lineno:
+        return False
+    starts = line_starts(text)
+    return starts[min(error.lineno, len(starts)) - 1] < text.rfind("\n", 0, start) + 1
+
+
 def python_error(text: str) -> SyntaxError | None:
     """The error Python's compiler finds in ``text``, or None.
 

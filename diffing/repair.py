@@ -14,7 +14,9 @@ first, after the fixes of the classic typos (``classic_repairs``), which go befo
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 
 from .checks import python_error
@@ -86,19 +88,54 @@ def unit_from_edit(before: str, after: str, start: int, old_end: int, new_end: i
 
 
 def units_from_errors(text: str, cap: int) -> list[Unit]:
-    """Return the line Python's compiler blames, when there is no before text to locate the edit."""
+    """Return the line Python's compiler blames, when there is no before text to locate the edit.
+
+    A statement that only starts a line (``def``, ``return``) blamed inside an open bracket
+    is not where the break is: the line that left the bracket open is (``f(`` above it).
+    """
     e = python_error(text)
     if e is None or not e.lineno:
         return []
     starts = line_starts(text)
     lineno = min(e.lineno, len(starts))
+    msg, offset = e.msg, e.offset or 1
+    opener = _left_open(text, starts, lineno)
+    if opener is not None:  # the break is at the end of the opener's line
+        msg, offset = f"a bracket left open ({e.msg} on line {lineno})", len(text) + 1
+        lineno = opener
     s = starts[lineno - 1]
     end = starts[lineno] if lineno < len(starts) else len(text)
     line = text[s:end].rstrip("\r\n")
     s += len(line) - len(line.lstrip())
     e_ = min(s + len(line.strip()), s + cap)
-    at = starts[lineno - 1] + max((e.offset or 1) - 1, 0)
-    return [Unit(s, e_, None, f"line {lineno}: {e.msg}", min(max(at, s), e_))]
+    at = starts[lineno - 1] + max(offset - 1, 0)
+    return [Unit(s, e_, None, f"line {lineno}: {msg}", min(max(at, s), e_))]
+
+
+_STATEMENT_ONLY = re.compile(r"[ \t]*(?:def|class|return|import|from|with|try|except|finally|"
+                             r"while|raise|pass|break|continue|global|nonlocal|del|assert|"
+                             r"elif)\b")
+
+
+def _left_open(text: str, starts: list[int], lineno: int) -> int | None:
+    """The line of the innermost bracket still open where line ``lineno`` starts.
+
+    Only if that line starts with a keyword no expression holds; None otherwise (a comma
+    missing inside a call that spans lines is that line's own error).
+    """
+    end = starts[lineno] if lineno < len(starts) else len(text)
+    if not _STATEMENT_ONLY.match(text[starts[lineno - 1]:end]):
+        return None
+    opened: list[int] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text[:starts[lineno - 1]]).readline):
+            if tok.type == tokenize.OP and tok.string in _PAIRS:
+                opened.append(tok.start[0])
+            elif tok.type == tokenize.OP and tok.string in _PAIRS.values() and opened:
+                opened.pop()
+    except (tokenize.TokenError, SyntaxError):  # the end inside a bracket, as expected
+        pass
+    return opened[-1] if opened else None
 
 
 def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[int, int, str]]:
@@ -120,7 +157,9 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
                                       body.rstrip().endswith(":") else "")
     if closing:
         out.append((unit.start + tail, unit.start + tail, closing))
-    for i in stray:
+    for i, wanted in stray:  # ``f(x]``: the closer it wants, or none
+        if wanted is not None:
+            out.append((unit.start + i, unit.start + i + 1, wanted))
         out.append((unit.start + i, unit.start + i + 1, ""))
     out += [(unit.start, unit.start, more) for more in _deeper(text, unit.start)]
     head = body.split(None, 1)[0] if body.strip() else ""
@@ -237,10 +276,14 @@ def _is_header(body: str) -> bool:
     return body.lstrip().split(" ")[0].rstrip(":") in _COMPOUND
 
 
-def _scan(body: str) -> tuple[list[str], list[int], str | None]:
-    """Return open brackets left unclosed, positions of unmatched closers, an unterminated quote."""
+def _scan(body: str) -> tuple[list[str], list[tuple[int, str | None]], str | None]:
+    """Return open brackets left unclosed, unmatched closers, an unterminated quote.
+
+    Each unmatched closer comes as its position and the closer the bracket open there wants
+    (None where none is open).
+    """
     stack: list[str] = []
-    stray: list[int] = []
+    stray: list[tuple[int, str | None]] = []
     quote: str | None = None
     i = 0
     while i < len(body):
@@ -263,7 +306,7 @@ def _scan(body: str) -> tuple[list[str], list[int], str | None]:
             if stack and _PAIRS[stack[-1]] == c:
                 stack.pop()
             else:
-                stray.append(i)
+                stray.append((i, _PAIRS[stack[-1]] if stack else None))
         i += 1
     return stack, stray, quote
 

@@ -14,13 +14,13 @@ from dataclasses import replace
 from remask.infill.engine import Engine
 from remask.infill.sampler import SamplerConfig
 
-from .checks import fresh, merge_traces, python_ok, title
+from .checks import fresh, merge_traces, python_blames_above, python_ok, title
 from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import minimal_edits
 from .proposal import Choice, Proposal, Span, span_ranges
 from .repair import Unit, classic_repairs, mechanical_repairs
-from .syntax import error_signature, parse
+from .syntax import error_key, error_signature, parse
 
 SamplerFor = Callable[[Span, str, int, int, "str | None"], SamplerConfig]
 
@@ -67,15 +67,29 @@ class Repairer:
         With a ``pool`` (the errors the text before the edit had), valid means no tree-sitter
         error outside it and, when ``strict``, Python's parser satisfied. Without one (repairing
         a file as it is), the unit must be free of errors and Python's first complaint, if
-        any, must lie past it: other broken statements are later units' business.
+        any, must lie past it, or above it where the candidate adds no tree-sitter error:
+        other broken statements are later units' business (a bracket that does not match,
+        reported first, hides a missing colon above it).
         """
+        before: list = []
+
         def ok(cand: str) -> bool:
+            doc = parse(cand, path)
             if pool is not None:
-                return not fresh(error_signature(parse(cand, path)), pool) and \
+                return not fresh(error_signature(doc), pool) and \
                     (not strict or python_ok(cand, path, None))
             end = u.end + len(cand) - len(text)
-            return not any(e.start < end and e.end > u.start
-                           for e in parse(cand, path).errors()) and python_ok(cand, path, end)
+            # an error around the unit and more (tree-sitter's ERROR over a whole class) may
+            # be another statement's: Python judges the unit then
+            errors = [e for e in doc.errors() if not (e.start < u.start and e.end >= end)]
+            if any(e.start < end and e.end > u.start for e in errors):
+                return False
+            if python_ok(cand, path, end):
+                return True
+            if not python_blames_above(cand, path, u.start):
+                return False
+            before[:] = before or [error_signature(parse(text, path))]
+            return not fresh([error_key(doc, e) for e in errors], before[0])
 
         for a, b, t in classic_repairs(text, u):  # a known typo: its fix, not a smaller one
             if ok(cand := text[:a] + t + text[b:]):

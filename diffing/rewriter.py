@@ -96,7 +96,13 @@ class Rewriter:
 
     def repair(self, text: str, path: str | None = None, *, cancel: Cancel = None,
                on_step: OnStep = None) -> Proposal | None:
-        """Repair the statements Python's parser blames, one at a time (at most five)."""
+        """Repair the statements Python's parser blames, one at a time (at most five).
+
+        None unless Python then compiles the whole file: a round that mends one statement
+        while another stays broken may have mended the wrong one (a ``)`` closed where the
+        break was a bracket left open lines above), and a file that still fails to import is
+        no repair to offer.
+        """
         current, spans, traces, sources = text, [], [], []
         for _ in range(5):
             probe = placeholders(current, self.config.marker)
@@ -112,7 +118,7 @@ class Rewriter:
             current = p.text
             traces.append(p.trace)
             sources += p.trace.get("sources", [])
-        if current == text:
+        if current == text or not python_ok(current, path, None):
             return None
         prop = Proposal("repair", title("repair", len(spans)), spans, current,
                         minimal_edits(text, current, span_ranges(spans)),

@@ -152,7 +152,12 @@ def parse(text: str, path: str | PurePath | None = None) -> Document:
 
 def error_signature(doc: Document) -> list[tuple[str, bool, str]]:
     """Errors as offset-free keys, so the same error in two texts compares equal."""
-    return [(doc.text[e.start:e.end].strip(), e.missing, e.context) for e in doc.errors()]
+    return [error_key(doc, e) for e in doc.errors()]
+
+
+def error_key(doc: Document, e: ErrorNode) -> tuple[str, bool, str]:
+    """One error's offset-free key (its text, whether a missing node, its context)."""
+    return doc.text[e.start:e.end].strip(), e.missing, e.context
 
 
 def new_errors(before: Document | None, after: Document) -> list[ErrorNode]:
@@ -167,7 +172,7 @@ def new_errors(before: Document | None, after: Document) -> list[ErrorNode]:
     pool = error_signature(before)
     fresh = []
     for e in errs:
-        key = (after.text[e.start:e.end].strip(), e.missing, e.context)
+        key = error_key(after, e)
         if key in pool:
             pool.remove(key)
         else:

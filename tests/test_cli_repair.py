@@ -140,3 +140,68 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
 ])
 def test_the_classic_typos_get_their_classic_repair(tmp_path, capsys, text, fixed):
     assert repaired(tmp_path, capsys, text) == fixed
+
+
+TWO_BROKEN = (
+    "import json\n\n\nclass Store:\n    def load(self, path)\n        with open(path) as f:\n"
+    "            return json.load(f)\n\n    def total(self, items, key='price'):\n"
+    "        s = 0\n        for it in items{colon}\n            s += it[key]\n        return s\n\n"
+    "    def names(self, items):\n"
+    "        return [it['name'] for it in items if it.get('name'{closer}\n")
+
+
+@pytest.mark.parametrize(("colon", "closer"), [
+    # a bracket that does not match is reported before the missing colon above it: mended,
+    # it let Python blame the colon's line, above the unit, and the mend was refused
+    (":", "]"),
+    ("", ")]"),  # two missing colons, one after the other: repaired before as now
+    # and tree-sitter's ERROR for the colon wraps the whole file, the mended unit with it
+    ("", "]"),
+])
+def test_every_broken_statement_is_repaired_where_each_alone_would_be(tmp_path, capsys,
+                                                                       colon, closer):
+    text = TWO_BROKEN.format(colon=colon, closer=closer)
+    fixed = TWO_BROKEN.format(colon=":", closer=")]").replace("load(self, path)",
+                                                             "load(self, path):")
+    assert repaired(tmp_path, capsys, text) == fixed
+
+
+def test_a_broken_statement_below_does_not_block_the_one_above(tmp_path, capsys):
+    # tree-sitter wraps the class from the first def on in an ERROR for the second missing
+    # colon: it lay over the first one's unit however well mended
+    text = ("import time\n\n\nclass Clock:\n\n"
+            "    def __init__(self, now=time.time, sleep=time.sleep)\n"
+            "        self.now = now\n        self.sleep = sleep\n\n"
+            "    def wait(self, s):\n        self.sleep(s)\n\n    def ticks(self)\n"
+            "        return int(self.now())\n")
+    fixed = text.replace("sleep=time.sleep)\n", "sleep=time.sleep):\n").replace(
+        "ticks(self)\n", "ticks(self):\n")
+    assert repaired(tmp_path, capsys, text) == fixed
+
+
+def test_a_closer_that_does_not_match_is_swapped_for_the_one_wanted(tmp_path, capsys):
+    # deleting "]" or adding ")" leaves it broken; the model rewrote the whole statement
+    text = "def ext(p, sep):\n    dot = p.rfind(sep]\n    return p[dot:]\n"
+    assert repaired(tmp_path, capsys, text) == text.replace("sep]", "sep)")
+
+
+def test_a_bracket_left_open_is_closed_where_it_was_opened(tmp_path, capsys):
+    # With a second one open below, Python blames the def after the first ("invalid
+    # syntax"), not the bracket; mended there, the call became ``get(\n\n ),pass``
+    text = ("class C:\n    def a(self, line):\n        self.put(line)\n        return self.get(\n\n"
+            "    # more\n\n    def b(self, x):\n        y = x + 1\n        return (x, y\n\n"
+            "    def c(self):\n        return 1\n")
+    assert repaired(tmp_path, capsys, text) == text.replace("self.get(\n", "self.get()\n") \
+        .replace("(x, y\n", "(x, y)\n")
+
+
+def test_a_repair_that_leaves_the_file_broken_is_not_offered(tmp_path, capsys):
+    # five rounds mend five statements; the sixth stays broken, so none is offered
+    text = "".join(f"if x > {i}\n    y = {i}\n" for i in range(6))
+    path = tmp_path / "six.py"
+    path.write_text(text)
+    code, out, err = run(capsys, path, "--write")
+    assert code == 1 and out == "" and "no repair that parses" in err
+    assert path.read_text() == text
+    five = "".join(f"if x > {i}\n    y = {i}\n" for i in range(5))
+    assert repaired(tmp_path, capsys, five) == five.replace("\n    y", ":\n    y")
