@@ -17,7 +17,7 @@ import ast
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .checks import python_error
 from .edits import ast_offset, line_starts, parse_python
@@ -43,6 +43,9 @@ class Unit:
     frozen: tuple[int, int] | None
     reason: str
     anchor: int | None = None  # where the break most likely is: the keystroke, or the parser
+    # a line that left a bracket open: closed at its end, Python's first complaint must then
+    # lie past this offset (the end of the line it blamed); no other repair is tried
+    past: int | None = None
 
     def spans(self) -> list[Span]:
         """Return the unit minus the frozen bytes: the spans a front end shows."""
@@ -88,44 +91,29 @@ def unit_from_edit(before: str, after: str, start: int, old_end: int, new_end: i
 
 
 def units_from_errors(text: str, cap: int) -> list[Unit]:
-    """Return the line Python's compiler blames, when there is no before text to locate the edit.
-
-    A statement that only starts a line (``def``, ``return``) blamed inside an open bracket
-    is not where the break is: the line that left the bracket open is (``f(`` above it).
-    """
+    """Return the line Python's compiler blames, when there is no before text to locate the edit."""
     e = python_error(text)
     if e is None or not e.lineno:
         return []
     starts = line_starts(text)
     lineno = min(e.lineno, len(starts))
-    msg, offset = e.msg, e.offset or 1
-    opener = _left_open(text, starts, lineno)
-    if opener is not None:  # the break is at the end of the opener's line
-        msg, offset = f"a bracket left open ({e.msg} on line {lineno})", len(text) + 1
-        lineno = opener
-    s = starts[lineno - 1]
-    end = starts[lineno] if lineno < len(starts) else len(text)
-    line = text[s:end].rstrip("\r\n")
-    s += len(line) - len(line.lstrip())
-    e_ = min(s + len(line.strip()), s + cap)
-    at = starts[lineno - 1] + max(offset - 1, 0)
-    return [Unit(s, e_, None, f"line {lineno}: {msg}", min(max(at, s), e_))]
+    at = starts[lineno - 1] + max((e.offset or 1) - 1, 0)
+    return [_line_unit(text, starts, lineno, f"line {lineno}: {e.msg}", at, cap)]
 
 
-_STATEMENT_ONLY = re.compile(r"[ \t]*(?:def|class|return|import|from|with|try|except|finally|"
-                             r"while|raise|pass|break|continue|global|nonlocal|del|assert|"
-                             r"elif)\b")
+def left_open_unit(text: str, cap: int) -> Unit | None:
+    """The line that left a bracket open over the line Python blames, if one did.
 
-
-def _left_open(text: str, starts: list[int], lineno: int) -> int | None:
-    """The line of the innermost bracket still open where line ``lineno`` starts.
-
-    Only if that line starts with a keyword no expression holds; None otherwise (a comma
-    missing inside a call that spans lines is that line's own error).
+    ``return f(`` above a ``def``: Python blames the ``def`` (or whatever follows, as a
+    keyword argument's ``=``), and a repair there only moves the blame down a line. Closed
+    where it was opened, the blame must move past the line it was on; a comma missing inside
+    a call that spans lines (the blamed line's own error) moves it up instead.
     """
-    end = starts[lineno] if lineno < len(starts) else len(text)
-    if not _STATEMENT_ONLY.match(text[starts[lineno - 1]:end]):
+    e = python_error(text)
+    if e is None or not e.lineno:
         return None
+    starts = line_starts(text)
+    lineno = min(e.lineno, len(starts))
     opened: list[int] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text[:starts[lineno - 1]]).readline):
@@ -135,7 +123,25 @@ def _left_open(text: str, starts: list[int], lineno: int) -> int | None:
                 opened.pop()
     except (tokenize.TokenError, SyntaxError):  # the end inside a bracket, as expected
         pass
-    return opened[-1] if opened else None
+    if not opened:
+        return None
+    line = opened[-1]
+    end = starts[line] - 1 if line < len(starts) else len(text)
+    unit = _line_unit(text, starts, line,
+                      f"line {line}: a bracket left open ({e.msg} on line {lineno})", end, cap)
+    blamed_end = starts[lineno] - 1 if lineno < len(starts) else len(text)
+    return replace(unit, past=blamed_end)
+
+
+def _line_unit(text: str, starts: list[int], lineno: int, reason: str, at: int,
+               cap: int) -> Unit:
+    """Line ``lineno``'s code as a unit (indentation and line break left out)."""
+    s = starts[lineno - 1]
+    end = starts[lineno] if lineno < len(starts) else len(text)
+    line = text[s:end].rstrip("\r\n")
+    s += len(line) - len(line.lstrip())
+    e_ = min(s + len(line.strip()), s + cap)
+    return Unit(s, e_, None, reason, min(max(at, s), e_))
 
 
 def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[int, int, str]]:
@@ -196,8 +202,11 @@ def classic_repairs(text: str, unit: Unit) -> list[tuple[int, int, str]]:
     """
     body = text[unit.start:unit.end]
     head = body.split(None, 1)[0] if body.strip() else ""
-    out = [(unit.start + a, unit.start + b, t) for a, b, t in _classic(body, head)
-           if unit.allows(unit.start + a, unit.start + b)]
+    out = [(unit.start + a, unit.start + b, t) for a, b, t in _classic(body, head)]
+    comma = _forgotten_comma(text)
+    if comma is not None:
+        out.append((comma, comma, ","))
+    out = [ed for ed in out if unit.allows(ed[0], ed[1])]
     line = text.rfind("\n", 0, unit.start) + 1
     own, header_end = text[line:unit.start], len(text[:line].rstrip())
     above = text[:header_end].rsplit("\n", 1)[-1]
@@ -208,6 +217,45 @@ def classic_repairs(text: str, unit: Unit) -> list[tuple[int, int, str]]:
         # (``pass`` goes under the header, in the blank lines before the unit)
         out.append((header_end, header_end, f"\n{own}{_step(own)}pass"))
     return out
+
+
+def _forgotten_comma(text: str) -> int | None:
+    """Where Python's "Perhaps you forgot a comma?" wants one.
+
+    After the first of the two expressions it marks (``f(g(1) 2)``), which may end a line
+    (``2`` in a call over three lines).
+    """
+    e = python_error(text)
+    if e is None or "forgot a comma" not in e.msg or not e.lineno or not e.end_lineno:
+        return None
+    starts = line_starts(text)
+    if e.end_lineno > len(starts):
+        return None
+    a = starts[e.lineno - 1] + (e.offset or 1) - 1
+    b = starts[e.end_lineno - 1] + (e.end_offset or 1) - 1
+    depth, last = 0, None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text[a:b]).readline):
+            if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                            tokenize.COMMENT, tokenize.ENDMARKER):
+                continue
+            at = _offset(text[a:b], tok.start)
+            if last is not None and depth == 0 and at > last:
+                return a + last
+            if tok.type == tokenize.OP and tok.string in _PAIRS:
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in _PAIRS.values():
+                depth -= 1
+            last = _offset(text[a:b], tok.end)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return None
+
+
+def _offset(text: str, pos: tuple[int, int]) -> int:
+    """A tokenize (row, col) position in ``text`` as a str index."""
+    starts = line_starts(text)
+    return starts[pos[0] - 1] + pos[1]
 
 
 def _step(own: str) -> str:

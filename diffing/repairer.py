@@ -19,7 +19,7 @@ from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import minimal_edits
 from .proposal import Choice, Proposal, Span, span_ranges
-from .repair import Unit, classic_repairs, mechanical_repairs
+from .repair import Unit, classic_repairs, closers, mechanical_repairs
 from .syntax import error_key, error_signature, parse
 
 SamplerFor = Callable[[Span, str, int, int, "str | None"], SamplerConfig]
@@ -42,7 +42,8 @@ class Repairer:
         for unit in units:
             u = replace(unit, start=unit.start + shift, end=unit.end + shift,
                         frozen=unit.frozen and (unit.frozen[0] + shift, unit.frozen[1] + shift),
-                        anchor=None if unit.anchor is None else unit.anchor + shift)
+                        anchor=None if unit.anchor is None else unit.anchor + shift,
+                        past=None if unit.past is None else unit.past + shift)
             choice, trace = self._choice(current, u, path, pool, strict, cancel,
                                                 on_step)
             traces.append(trace)
@@ -67,9 +68,9 @@ class Repairer:
         With a ``pool`` (the errors the text before the edit had), valid means no tree-sitter
         error outside it and, when ``strict``, Python's parser satisfied. Without one (repairing
         a file as it is), the unit must be free of errors and Python's first complaint, if
-        any, must lie past it, or above it where the candidate adds no tree-sitter error:
-        other broken statements are later units' business (a bracket that does not match,
-        reported first, hides a missing colon above it).
+        any, must lie past it (past ``u.past`` where set), or above it where the candidate
+        adds no tree-sitter error: other broken statements are later units' business (a
+        bracket that does not match, reported first, hides a missing colon above it).
         """
         before: list = []
 
@@ -84,13 +85,16 @@ class Repairer:
             errors = [e for e in doc.errors() if not (e.start < u.start and e.end >= end)]
             if any(e.start < end and e.end > u.start for e in errors):
                 return False
-            if python_ok(cand, path, end):
+            if python_ok(cand, path, end if u.past is None else u.past + len(cand) - len(text)):
                 return True
             if not python_blames_above(cand, path, u.start):
                 return False
             before[:] = before or [error_signature(parse(text, path))]
             return not fresh([error_key(doc, e) for e in errors], before[0])
 
+        if u.past is not None:  # a bracket left open: closed there, or this is not the unit
+            cand = text[:u.end] + closers(text[u.start:u.end]) + text[u.end:]
+            return (Choice(cand, "mechanical", 0.0) if cand != text and ok(cand) else None), {}
         for a, b, t in classic_repairs(text, u):  # a known typo: its fix, not a smaller one
             if ok(cand := text[:a] + t + text[b:]):
                 return Choice(cand, "mechanical", 0.0), {}

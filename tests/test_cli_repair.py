@@ -185,14 +185,35 @@ def test_a_closer_that_does_not_match_is_swapped_for_the_one_wanted(tmp_path, ca
     assert repaired(tmp_path, capsys, text) == text.replace("sep]", "sep)")
 
 
-def test_a_bracket_left_open_is_closed_where_it_was_opened(tmp_path, capsys):
-    # With a second one open below, Python blames the def after the first ("invalid
+@pytest.mark.parametrize(("text", "fixed"), [
+    # with a second one open below, Python blames the def after the first ("invalid
     # syntax"), not the bracket; mended there, the call became ``get(\n\n ),pass``
-    text = ("class C:\n    def a(self, line):\n        self.put(line)\n        return self.get(\n\n"
-            "    # more\n\n    def b(self, x):\n        y = x + 1\n        return (x, y\n\n"
-            "    def c(self):\n        return 1\n")
-    assert repaired(tmp_path, capsys, text) == text.replace("self.get(\n", "self.get()\n") \
-        .replace("(x, y\n", "(x, y)\n")
+    ("class C:\n    def a(self, line):\n        self.put(line)\n        return self.get(\n\n"
+     "    # more\n\n    def b(self, x):\n        y = x + 1\n        return (x, y\n\n"
+     "    def c(self):\n        return 1\n",
+     "class C:\n    def a(self, line):\n        self.put(line)\n        return self.get()\n\n"
+     "    # more\n\n    def b(self, x):\n        y = x + 1\n        return (x, y)\n\n"
+     "    def c(self):\n        return 1\n"),
+    # an assignment below it is blamed as a keyword argument's "=": mended there, the next
+    # line was blamed, and so on (``sorted)(caps)``)
+    ("def show(caps):\n    print(\n    keys = sorted(caps)\n    for k in keys:\n"
+     "        print(k)\n\n\ndef main(caps):\n    show(caps\n    return 0\n",
+     "def show(caps):\n    print()\n    keys = sorted(caps)\n    for k in keys:\n"
+     "        print(k)\n\n\ndef main(caps):\n    show(caps)\n    return 0\n"),
+])
+def test_a_bracket_left_open_is_closed_where_it_was_opened(tmp_path, capsys, text, fixed):
+    assert repaired(tmp_path, capsys, text) == fixed
+
+
+@pytest.mark.parametrize(("text", "fixed"), [
+    ("x = f(a b)\n", "x = f(a, b)\n"),
+    ("d = {'a b': 1 'c': 2}\n", "d = {'a b': 1, 'c': 2}\n"),
+    # closing the call after ``1,`` moved the blame past the line (the ``3)`` below)
+    ("total = f(1,\n          2\n          3)\n", "total = f(1,\n          2,\n          3)\n"),
+])
+def test_a_comma_python_says_is_missing_goes_where_it_says(tmp_path, capsys, text, fixed):
+    assert repaired(tmp_path, capsys, "def f(*a):\n    return a\n\n\n" + text) == \
+        "def f(*a):\n    return a\n\n\n" + fixed
 
 
 def test_a_repair_that_leaves_the_file_broken_is_not_offered(tmp_path, capsys):
