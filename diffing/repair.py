@@ -4,11 +4,14 @@ Tree-sitter's ERROR nodes after a broken keystroke often swallow the rest of the
 are poor at saying *where* to repair. The user's edit is better: the statement it landed in
 (found in the text before the edit, which parsed) is the unit to re-denoise, minus the bytes
 the user just typed, which stay fixed. Without a before text, Python's own compiler names the
-line. Mechanical repairs are the classic error-correcting-parser moves — close what is open,
-drop an unmatched closer, add a compound header's colon, indent a statement left outside its
-block, insert one missing punctuation mark (or a ``for`` header's ``in``) or drop one too many
-— each checked by compiling; the Rewriter ranks them beside the model's candidates, smallest
-first, after the fixes of the classic typos (``classic_repairs``), which go before any.
+line (or, where a bracket is open over that line, the line that opened it:
+``left_open_unit``). Mechanical repairs are the classic error-correcting-parser moves — close
+what is open, drop an unmatched closer or swap it for the one wanted, add a compound header's
+colon, indent a statement left outside its block, insert one missing punctuation mark (or a
+``for`` header's ``in``) or drop one too many — each checked by compiling; the Rewriter ranks
+them beside the model's candidates, smallest first, after the fixes of the classic typos
+(``classic_repairs``: Python's own "forgot a comma?" and "unexpected indent" among them),
+which go before any.
 """
 
 from __future__ import annotations
@@ -98,7 +101,10 @@ def units_from_errors(text: str, cap: int) -> list[Unit]:
     starts = line_starts(text)
     lineno = min(e.lineno, len(starts))
     at = starts[lineno - 1] + max((e.offset or 1) - 1, 0)
-    return [_line_unit(text, starts, lineno, f"line {lineno}: {e.msg}", at, cap)]
+    unit = _line_unit(text, starts, lineno, f"line {lineno}: {e.msg}", at, cap)
+    if e.msg == "unexpected indent":  # what is wrong is the indentation: the unit holds it
+        unit = replace(unit, start=starts[lineno - 1])
+    return [unit]
 
 
 def left_open_unit(text: str, cap: int) -> Unit | None:
@@ -206,6 +212,9 @@ def classic_repairs(text: str, unit: Unit) -> list[tuple[int, int, str]]:
     comma = _forgotten_comma(text)
     if comma is not None:
         out.append((comma, comma, ","))
+    own = body[:len(body) - len(body.lstrip(" \t"))]
+    if own and text.rfind("\n", 0, unit.start) + 1 == unit.start:  # ``unexpected indent``
+        out += [(unit.start, unit.start + len(own), less) for less in _shallower(text, unit)]
     out = [ed for ed in out if unit.allows(ed[0], ed[1])]
     line = text.rfind("\n", 0, unit.start) + 1
     own, header_end = text[line:unit.start], len(text[:line].rstrip())
@@ -273,6 +282,28 @@ def _classic(body: str, head: str) -> list[tuple[int, int, str]]:
     m = _PRINT.match(body)  # Python 2's print statement
     if m:
         out.append((m.start(1), m.end(2), f"({m.group(2)})"))
+    return out
+
+
+def _shallower(text: str, unit: Unit) -> list[str]:
+    """The indentations of the blocks above the unit's line that are shallower than its own.
+
+    Nearest first: the code line above (a line pasted one level too deep), then each block
+    around it.
+    """
+    body = text[unit.start:unit.end]
+    bound = len(body) - len(body.lstrip(" \t"))
+    out: list[str] = []
+    for line in reversed(text[:unit.start].splitlines()):
+        code = line.strip()
+        if not code or code.startswith("#"):
+            continue
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        if len(indent) < bound:
+            out.append(indent)
+            bound = len(indent)
+        if not bound:
+            break
     return out
 
 

@@ -216,6 +216,18 @@ def test_a_comma_python_says_is_missing_goes_where_it_says(tmp_path, capsys, tex
         "def f(*a):\n    return a\n\n\n" + fixed
 
 
+@pytest.mark.parametrize(("text", "fixed"), [
+    # the unit began after the indentation, so nothing could take it away
+    ("def f(x):\n    y = x + 1\n        z = y * 2\n    return z\n",
+     "def f(x):\n    y = x + 1\n    z = y * 2\n    return z\n"),
+    ("def f(x):\n    if x:\n        y = 1\n            z = 2\n    return 0\n",
+     "def f(x):\n    if x:\n        y = 1\n        z = 2\n    return 0\n"),
+])
+def test_a_line_indented_too_deep_takes_the_line_above_s_indentation(tmp_path, capsys, text,
+                                                                     fixed):
+    assert repaired(tmp_path, capsys, text) == fixed
+
+
 def test_a_repair_that_leaves_the_file_broken_is_not_offered(tmp_path, capsys):
     # five rounds mend five statements; the sixth stays broken, so none is offered
     text = "".join(f"if x > {i}\n    y = {i}\n" for i in range(6))
