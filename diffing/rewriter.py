@@ -122,7 +122,8 @@ class Rewriter:
             current = p.text
             traces.append(p.trace)
             sources += p.trace.get("sources", [])
-        if current == text or not python_ok(current, path, None):
+        if current == text or not python_ok(placeholders(current, self.config.marker), path,
+                                             None):  # a ``???`` is a hole, not an error
             return None
         prop = Proposal("repair", title("repair", len(spans)), spans, current,
                         minimal_edits(text, current, span_ranges(spans)),

@@ -238,3 +238,9 @@ def test_a_repair_that_leaves_the_file_broken_is_not_offered(tmp_path, capsys):
     assert path.read_text() == text
     five = "".join(f"if x > {i}\n    y = {i}\n" for i in range(5))
     assert repaired(tmp_path, capsys, five) == five.replace("\n    y", ":\n    y")
+
+
+def test_a_hole_is_no_error_to_stay_broken(tmp_path, capsys):
+    # the whole file must compile after a repair, with each ``???`` read as a name
+    text = "def f(x):\n    if x > 0\n        return ???\n    return 0\n"
+    assert repaired(tmp_path, capsys, text) == text.replace("x > 0\n", "x > 0:\n")
