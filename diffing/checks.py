@@ -54,12 +54,15 @@ def python_blames_above(text: str, path: str | None, start: int) -> bool:
 
     Python reports an error its tokenizer finds (a bracket that does not match) before any
     parse error, wherever each is: mending such a line can let it see a broken statement
-    above, which is then that statement's error, not the mended line's.
+    above, which is then that statement's error, not the mended line's. Not a bracket or
+    a triple-quoted string left open above: what closed it may be what the mend took away.
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
         return False
     error = python_error(text)
-    if error is None or not error.lineno:
+    if error is None or not error.lineno or any(
+            m in error.msg for m in ("never closed", "does not match", "unmatched",
+                                     "triple-quoted")):
         return False
     starts = line_starts(text)
     return starts[min(error.lineno, len(starts)) - 1] < text.rfind("\n", 0, start) + 1

@@ -5,13 +5,13 @@ are poor at saying *where* to repair. The user's edit is better: the statement i
 (found in the text before the edit, which parsed) is the unit to re-denoise, minus the bytes
 the user just typed, which stay fixed. Without a before text, Python's own compiler names the
 line (or, where a bracket is open over that line, the line that opened it:
-``left_open_unit``). Mechanical repairs are the classic error-correcting-parser moves — close
-what is open, drop an unmatched closer or swap it for the one wanted, add a compound header's
-colon, indent a statement left outside its block, insert one missing punctuation mark (or a
-``for`` header's ``in``) or drop one too many — each checked by compiling; the Rewriter ranks
-them beside the model's candidates, smallest first, after the fixes of the classic typos
-(``classic_repairs``: Python's own "forgot a comma?" and "unexpected indent" among them),
-which go before any.
+``left_open_unit``). Mechanical repairs are the classic error-correcting-parser moves —
+close what is open, drop an unmatched closer, add a compound header's colon, indent a
+statement left outside its block, insert one missing punctuation mark (or a ``for`` header's
+``in``) or drop one too many — each checked by compiling; the Rewriter ranks them beside the
+model's candidates, smallest first, after the fixes of the classic typos
+(``classic_repairs``, Python's "forgot a comma?", "does not match" and "unexpected indent"
+among them), which go before any.
 """
 
 from __future__ import annotations
@@ -169,9 +169,7 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
                                       body.rstrip().endswith(":") else "")
     if closing:
         out.append((unit.start + tail, unit.start + tail, closing))
-    for i, wanted in stray:  # ``f(x]``: the closer it wants, or none
-        if wanted is not None:
-            out.append((unit.start + i, unit.start + i + 1, wanted))
+    for i, _ in stray:  # swapped for the closer it wants: ``classic_repairs``
         out.append((unit.start + i, unit.start + i + 1, ""))
     out += [(unit.start, unit.start, more) for more in _deeper(text, unit.start)]
     head = body.split(None, 1)[0] if body.strip() else ""
@@ -212,6 +210,9 @@ def classic_repairs(text: str, unit: Unit) -> list[tuple[int, int, str]]:
     comma = _forgotten_comma(text)
     if comma is not None:
         out.append((comma, comma, ","))
+    # ``f(x] + 1``: dropped, the ``]`` leaves ``f(x + 1``, which a later round closes at the end
+    out += [(unit.start + i, unit.start + i + 1, wanted) for i, wanted in _scan(body)[1]
+            if wanted is not None]
     own = body[:len(body) - len(body.lstrip(" \t"))]
     if own and text.rfind("\n", 0, unit.start) + 1 == unit.start:  # ``unexpected indent``
         out += [(unit.start, unit.start + len(own), less) for less in _shallower(text, unit)]

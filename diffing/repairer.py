@@ -20,7 +20,7 @@ from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import minimal_edits
 from .proposal import Choice, Proposal, Span, span_ranges
 from .repair import Unit, classic_repairs, closers, mechanical_repairs
-from .syntax import error_key, error_signature, parse
+from .syntax import error_signature, parse
 
 SamplerFor = Callable[[Span, str, int, int, "str | None"], SamplerConfig]
 
@@ -68,12 +68,10 @@ class Repairer:
         With a ``pool`` (the errors the text before the edit had), valid means no tree-sitter
         error outside it and, when ``strict``, Python's parser satisfied. Without one (repairing
         a file as it is), the unit must be free of errors and Python's first complaint, if
-        any, must lie past it (past ``u.past`` where set), or above it where the candidate
-        adds no tree-sitter error: other broken statements are later units' business (a
-        bracket that does not match, reported first, hides a missing colon above it).
+        any, must lie past it (past ``u.past`` where set) or above it: other broken
+        statements are later units' business (a bracket that does not match, reported first,
+        hides a missing colon above it).
         """
-        before: list = []
-
         def ok(cand: str) -> bool:
             doc = parse(cand, path)
             if pool is not None:
@@ -83,14 +81,12 @@ class Repairer:
             # an error around the unit and more (tree-sitter's ERROR over a whole class) may
             # be another statement's: Python judges the unit then
             errors = [e for e in doc.errors() if not (e.start < u.start and e.end >= end)]
-            if any(e.start < end and e.end > u.start for e in errors):
-                return False
-            if python_ok(cand, path, end if u.past is None else u.past + len(cand) - len(text)):
+            if not any(e.start < end and e.end > u.start for e in errors) and python_ok(
+                    cand, path, end if u.past is None else u.past + len(cand) - len(text)):
                 return True
-            if not python_blames_above(cand, path, u.start):
-                return False
-            before[:] = before or [error_signature(parse(text, path))]
-            return not fresh([error_key(doc, e) for e in errors], before[0])
+            # Python stopped above: tree-sitter's recovery from that statement spills into
+            # this one, whose parse the whole file's check reads once both are mended
+            return python_blames_above(cand, path, u.start)
 
         if u.past is not None:  # a bracket left open: closed there, or this is not the unit
             cand = text[:u.end] + closers(text[u.start:u.end]) + text[u.end:]

@@ -98,10 +98,10 @@ class Rewriter:
                on_step: OnStep = None) -> Proposal | None:
         """Repair the statements Python's parser blames, one at a time (at most five).
 
-        None unless Python then compiles the whole file: a round that mends one statement
-        while another stays broken may have mended the wrong one (a ``)`` closed where the
-        break was a bracket left open lines above), and a file that still fails to import is
-        no repair to offer.
+        None unless Python then compiles the whole file and tree-sitter finds no error the
+        text did not have: a round that mends one statement while another stays broken may
+        have mended the wrong one (a ``)`` closed where the break was a bracket left open
+        lines above), and a file that still fails to import is no repair to offer.
         """
         current, spans, traces, sources = text, [], [], []
         for _ in range(5):
@@ -122,8 +122,9 @@ class Rewriter:
             current = p.text
             traces.append(p.trace)
             sources += p.trace.get("sources", [])
-        if current == text or not python_ok(placeholders(current, self.config.marker), path,
-                                             None):  # a ``???`` is a hole, not an error
+        whole = placeholders(current, self.config.marker)  # a ``???`` is a hole, not an error
+        if current == text or not python_ok(whole, path, None) or new_errors(
+                parse(placeholders(text, self.config.marker), path), parse(whole, path)):
             return None
         prop = Proposal("repair", title("repair", len(spans)), spans, current,
                         minimal_edits(text, current, span_ranges(spans)),

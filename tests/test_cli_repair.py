@@ -179,10 +179,18 @@ def test_a_broken_statement_below_does_not_block_the_one_above(tmp_path, capsys)
     assert repaired(tmp_path, capsys, text) == fixed
 
 
-def test_a_closer_that_does_not_match_is_swapped_for_the_one_wanted(tmp_path, capsys):
+@pytest.mark.parametrize(("text", "fixed"), [
     # deleting "]" or adding ")" leaves it broken; the model rewrote the whole statement
-    text = "def ext(p, sep):\n    dot = p.rfind(sep]\n    return p[dot:]\n"
-    assert repaired(tmp_path, capsys, text) == text.replace("sep]", "sep)")
+    ("def ext(p, sep):\n    dot = p.rfind(sep]\n    return p[dot:]\n",
+     "def ext(p, sep):\n    dot = p.rfind(sep)\n    return p[dot:]\n"),
+    # with a colon missing above, Python blames it once the "]" is gone: deleting it, the
+    # smaller edit, passed, and a later round closed ``len(xs + 1`` at the end
+    ("for x in xs\n    total(x)\n\nn = len(xs] + 1\n",
+     "for x in xs:\n    total(x)\n\nn = len(xs) + 1\n"),
+])
+def test_a_closer_that_does_not_match_is_swapped_for_the_one_wanted(tmp_path, capsys, text,
+                                                                    fixed):
+    assert repaired(tmp_path, capsys, text) == fixed
 
 
 @pytest.mark.parametrize(("text", "fixed"), [
