@@ -4,14 +4,13 @@ Tree-sitter's ERROR nodes after a broken keystroke often swallow the rest of the
 are poor at saying *where* to repair. The user's edit is better: the statement it landed in
 (found in the text before the edit, which parsed) is the unit to re-denoise, minus the bytes
 the user just typed, which stay fixed. Without a before text, Python's own compiler names the
-line (or, where a bracket is open over that line, the line that opened it:
-``left_open_unit``). Mechanical repairs are the classic error-correcting-parser moves —
-close what is open, drop an unmatched closer, add a compound header's colon, indent a
-statement left outside its block, insert one missing punctuation mark (or a ``for`` header's
-``in``) or drop one too many — each checked by compiling; the Rewriter ranks them beside the
-model's candidates, smallest first, after the fixes of the classic typos
-(``classic_repairs``, Python's "forgot a comma?", "does not match" and "unexpected indent"
-among them), which go before any.
+line (or a line above it that may hold its error: ``suspect_units``). Mechanical repairs are
+the classic error-correcting-parser moves — close what is open, drop an unmatched closer, add
+a compound header's colon, indent a statement left outside its block, insert one missing
+punctuation mark (or a ``for`` header's ``in``) or drop one too many — each checked by
+compiling; the Rewriter ranks them beside the model's candidates, smallest first, after the
+fixes of the classic typos (``classic_repairs``, Python's "forgot a comma?", "does not
+match" and "unexpected indent" among them), which go before any.
 """
 
 from __future__ import annotations
@@ -46,9 +45,11 @@ class Unit:
     frozen: tuple[int, int] | None
     reason: str
     anchor: int | None = None  # where the break most likely is: the keystroke, or the parser
-    # a line that left a bracket open: closed at its end, Python's first complaint must then
-    # lie past this offset (the end of the line it blamed); no other repair is tried
+    # a line above the one Python blames, suspected of its error (``suspect_units``): the one
+    # repair tried is ``fix`` in place of the unit, after which Python's first complaint must
+    # lie past ``past`` (the end of the line it blamed)
     past: int | None = None
+    fix: str | None = None
 
     def spans(self) -> list[Span]:
         """Return the unit minus the frozen bytes: the spans a front end shows."""
@@ -107,19 +108,31 @@ def units_from_errors(text: str, cap: int) -> list[Unit]:
     return [unit]
 
 
-def left_open_unit(text: str, cap: int) -> Unit | None:
-    """The line that left a bracket open over the line Python blames, if one did.
+def suspect_units(text: str, cap: int) -> list[Unit]:
+    """Lines above the one Python blames that may hold its error, each with its one repair.
 
-    ``return f(`` above a ``def``: Python blames the ``def`` (or whatever follows, as a
-    keyword argument's ``=``), and a repair there only moves the blame down a line. Closed
-    where it was opened, the blame must move past the line it was on; a comma missing inside
-    a call that spans lines (the blamed line's own error) moves it up instead.
+    Mended there, the blamed line would only pass the blame down a line, round after round.
+    Each must move the blame past the blamed line; the blamed line's own error (a comma
+    missing in a call over several lines) moves it up instead.
     """
     e = python_error(text)
     if e is None or not e.lineno:
-        return None
+        return []
     starts = line_starts(text)
     lineno = min(e.lineno, len(starts))
+    blamed_end = starts[lineno] - 1 if lineno < len(starts) else len(text)
+    out = [_left_open(text, starts, lineno, e.msg, cap)]
+    if "unindent does not match" in e.msg:
+        out.append(_first_too_deep(text, starts, lineno, cap))
+    return [replace(u, past=blamed_end) for u in out if u is not None]
+
+
+def _left_open(text: str, starts: list[int], lineno: int, msg: str, cap: int) -> Unit | None:
+    """The line that left a bracket open over line ``lineno``, closed at its end.
+
+    ``return f(`` above a ``def``: Python blames the ``def`` (or a keyword argument's ``=``
+    on the line after).
+    """
     opened: list[int] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text[:starts[lineno - 1]]).readline):
@@ -134,9 +147,38 @@ def left_open_unit(text: str, cap: int) -> Unit | None:
     line = opened[-1]
     end = starts[line] - 1 if line < len(starts) else len(text)
     unit = _line_unit(text, starts, line,
-                      f"line {line}: a bracket left open ({e.msg} on line {lineno})", end, cap)
-    blamed_end = starts[lineno] - 1 if lineno < len(starts) else len(text)
-    return replace(unit, past=blamed_end)
+                      f"line {line}: a bracket left open ({msg} on line {lineno})", end, cap)
+    body = text[unit.start:unit.end]
+    return replace(unit, fix=body + closers(body))
+
+
+def _first_too_deep(text: str, starts: list[int], lineno: int, cap: int) -> Unit | None:
+    """A block's first line indented deeper than the rest, given the second's indentation.
+
+    Python blames the second line ("unindent does not match"), and indenting it only passes
+    the blame to the third.
+    """
+    def code_line(n: int) -> tuple[int, str] | None:  # the nearest code line at or above n
+        while n >= 1:
+            end = starts[n] if n < len(starts) else len(text)
+            line = text[starts[n - 1]:end].rstrip("\r\n")
+            if line.strip() and not line.lstrip().startswith("#"):
+                return n, line
+            n -= 1
+        return None
+
+    blamed, above = code_line(lineno), code_line(lineno - 1)
+    header = above and code_line(above[0] - 1)
+    if not (blamed and above and header):
+        return None
+    own, deep, outer = (len(x[1]) - len(x[1].lstrip()) for x in (blamed, above, header))
+    if not (header[1].rstrip().endswith(":") and outer < own < deep):
+        return None
+    line = above[0]
+    unit = _line_unit(text, starts, line,
+                      f"line {line}: indented deeper than the line below", starts[line - 1], cap)
+    unit = replace(unit, start=starts[line - 1])
+    return replace(unit, fix=blamed[1][:own] + text[unit.start:unit.end].lstrip(" \t"))
 
 
 def _line_unit(text: str, starts: list[int], lineno: int, reason: str, at: int,

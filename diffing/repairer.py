@@ -19,7 +19,7 @@ from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import minimal_edits
 from .proposal import Choice, Proposal, Span, span_ranges
-from .repair import Unit, classic_repairs, closers, mechanical_repairs
+from .repair import Unit, classic_repairs, mechanical_repairs
 from .syntax import error_signature, parse
 
 SamplerFor = Callable[[Span, str, int, int, "str | None"], SamplerConfig]
@@ -88,8 +88,8 @@ class Repairer:
             # this one, whose parse the whole file's check reads once both are mended
             return python_blames_above(cand, path, u.start)
 
-        if u.past is not None:  # a bracket left open: closed there, or this is not the unit
-            cand = text[:u.end] + closers(text[u.start:u.end]) + text[u.end:]
+        if u.fix is not None:  # a suspect line: its one repair, or this is not the unit
+            cand = text[:u.start] + u.fix + text[u.end:]
             return (Choice(cand, "mechanical", 0.0) if cand != text and ok(cand) else None), {}
         for a, b, t in classic_repairs(text, u):  # a known typo: its fix, not a smaller one
             if ok(cand := text[:a] + t + text[b:]):

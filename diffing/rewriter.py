@@ -33,7 +33,7 @@ from .edits import map_back, minimal_edits
 from .elsewhere import project_spans
 from .holes import cursor_hole, marker_spans
 from .proposal import Choice, Proposal, Span, span_ranges
-from .repair import left_open_unit, units_from_errors
+from .repair import suspect_units, units_from_errors
 from .repairer import Repairer
 from .spans import affected_spans, repair_units
 from .syntax import Document, error_signature, new_errors, parse, placeholders
@@ -109,11 +109,12 @@ class Rewriter:
             units = units_from_errors(probe, self.config.span_cap)
             if not units:
                 break
-            opener = left_open_unit(probe, self.config.span_cap)
-            p = opener and self._repairer.units(current, [opener], path, None, cancel, on_step,
-                                                strict=False)
-            p = p or self._repairer.units(current, units, path, None, cancel, on_step,
-                                          strict=False)
+            p = None
+            for unit in [*suspect_units(probe, self.config.span_cap), *units]:
+                p = self._repairer.units(current, [unit], path, None, cancel, on_step,
+                                         strict=False)
+                if p is not None:
+                    break
             if p is None:
                 break
             back = minimal_edits(text, current)

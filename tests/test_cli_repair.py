@@ -236,6 +236,18 @@ def test_a_line_indented_too_deep_takes_the_line_above_s_indentation(tmp_path, c
     assert repaired(tmp_path, capsys, text) == fixed
 
 
+def test_a_block_s_first_line_indented_too_deep_takes_the_next_line_s_indentation(tmp_path,
+                                                                                capsys):
+    # Python blames the second line ("unindent does not match"); indented to match the first,
+    # it passed the blame to the third, and so on past the five rounds
+    block = "".join(f"            n{i} = len(data) + {i}\n" for i in range(6))
+    text = ("def f(x):\n    with open(x) as fh:\n        try:\n            # the first, too deep\n"
+            "                data = fh.read()\n" + block +
+            "        except OSError:\n            return None\n    return n5\n")
+    fixed = text.replace("                data", "            data")
+    assert repaired(tmp_path, capsys, text) == fixed
+
+
 def test_a_repair_that_leaves_the_file_broken_is_not_offered(tmp_path, capsys):
     # five rounds mend five statements; the sixth stays broken, so none is offered
     text = "".join(f"if x > {i}\n    y = {i}\n" for i in range(6))
