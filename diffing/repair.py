@@ -255,9 +255,9 @@ def classic_repairs(text: str, unit: Unit) -> list[tuple[int, int, str]]:
     # ``f(x] + 1``: dropped, the ``]`` leaves ``f(x + 1``, which a later round closes at the end
     out += [(unit.start + i, unit.start + i + 1, wanted) for i, wanted in _scan(body)[1]
             if wanted is not None]
-    own = body[:len(body) - len(body.lstrip(" \t"))]
-    if own and text.rfind("\n", 0, unit.start) + 1 == unit.start:  # ``unexpected indent``
-        out += [(unit.start, unit.start + len(own), less) for less in _shallower(text, unit)]
+    indent = body[:len(body) - len(body.lstrip(" \t"))]
+    if indent and text.rfind("\n", 0, unit.start) + 1 == unit.start:  # ``unexpected indent``
+        out += [(unit.start, unit.start + len(indent), less) for less in _shallower(text, unit)]
     out = [ed for ed in out if unit.allows(ed[0], ed[1])]
     line = text.rfind("\n", 0, unit.start) + 1
     own, header_end = text[line:unit.start], len(text[:line].rstrip())
