@@ -45,8 +45,7 @@ def python_ok(text: str, path: str | None, after: int | None) -> bool:
         return True
     if after is None or not error.lineno:
         return False
-    starts = line_starts(text)
-    return starts[min(error.lineno, len(starts)) - 1] > after
+    return _blamed_line_start(text, error) > after
 
 
 def python_blames_above(text: str, path: str | None, start: int) -> bool:
@@ -64,8 +63,13 @@ def python_blames_above(text: str, path: str | None, start: int) -> bool:
             m in error.msg for m in ("never closed", "does not match", "unmatched",
                                      "triple-quoted")):
         return False
+    return _blamed_line_start(text, error) < text.rfind("\n", 0, start) + 1
+
+
+def _blamed_line_start(text: str, error: SyntaxError) -> int:
+    """Where the line Python's complaint names starts in ``text``."""
     starts = line_starts(text)
-    return starts[min(error.lineno, len(starts)) - 1] < text.rfind("\n", 0, start) + 1
+    return starts[min(error.lineno or 1, len(starts)) - 1]
 
 
 def python_error(text: str) -> SyntaxError | None:

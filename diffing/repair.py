@@ -285,29 +285,25 @@ def _forgotten_comma(text: str) -> int | None:
         return None
     a = starts[e.lineno - 1] + (e.offset or 1) - 1
     b = starts[e.end_lineno - 1] + (e.end_offset or 1) - 1
+    marked = text[a:b]
+    rows = line_starts(marked)  # tokenize's (row, column) in characters, as an index
     depth, last = 0, None
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text[a:b]).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(marked).readline):
             if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
                             tokenize.COMMENT, tokenize.ENDMARKER):
                 continue
-            at = _offset(text[a:b], tok.start)
+            at = rows[tok.start[0] - 1] + tok.start[1]
             if last is not None and depth == 0 and at > last:
                 return a + last
             if tok.type == tokenize.OP and tok.string in _PAIRS:
                 depth += 1
             elif tok.type == tokenize.OP and tok.string in _PAIRS.values():
                 depth -= 1
-            last = _offset(text[a:b], tok.end)
+            last = rows[tok.end[0] - 1] + tok.end[1]
     except (tokenize.TokenError, SyntaxError):
         return None
     return None
-
-
-def _offset(text: str, pos: tuple[int, int]) -> int:
-    """A tokenize (row, col) position in ``text`` as a str index."""
-    starts = line_starts(text)
-    return starts[pos[0] - 1] + pos[1]
 
 
 def _step(own: str) -> str:
