@@ -26,7 +26,7 @@ from .checks import faults, merge_traces, python_ok
 from .config import RewriterConfig
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .repair import line_ending
-from .syntax import Document, new_errors, parse, placeholders
+from .syntax import STRING_TEXT, Document, new_errors, parse, placeholders
 
 Cancel = Callable[[], bool] | None
 OnStep = Callable[[int, StepTrace], None] | None
@@ -94,6 +94,10 @@ class SpanDenoiser:
 
         baseline = before if before is not None else parse(probe(text), path)
         strict = python_ok(probe(text), path, None)
+        # a hole in code (not in a string's text, nor where the parse gave up): it stays code
+        code = not baseline.inside(start, end, STRING_TEXT | {"ERROR"})
+        field = code and prefix.endswith("{") and suffix.startswith("}") and \
+            baseline.inside(start, end, _FIELD)  # the hole is an f-string's whole {???}
         cfg = sampler or self.config.sampler
         around = probe(prefix), probe(suffix)  # read once: every candidate is judged in them
 
@@ -102,7 +106,8 @@ class SpanDenoiser:
                 return [(0, len(middle))]  # blanks are no fill of a hole that wants text
             if _REPLACED in middle and _REPLACED not in text:  # tokens that are no UTF-8
                 return [(i, i + 1) for i, c in enumerate(middle) if c == _REPLACED]
-            ranges = self._new_error_ranges(baseline, around[0], middle, around[1], path)
+            ranges = self._new_error_ranges(baseline, around[0], middle, around[1], path, code,
+                                            field)
             if ranges is None and strict and not python_ok(around[0] + middle + around[1],
                                                            path, None):
                 return [(0, len(middle))]
@@ -113,16 +118,17 @@ class SpanDenoiser:
             round_cfg = replace(cfg, max_steps=min(cfg.max_steps, LINE_ROUND_STEPS))
             if rounds is None and self.config.line_rounds is not None:
                 rounds = self.config.line_rounds
-        ending = None
-        if cfg.single_line and not suffix.split("\n", 1)[0].strip():
-            head = prefix[prefix.rfind("\n") + 1:]  # the span ends its line: it may close it
+        closes = cfg.single_line and not suffix.split("\n", 1)[0].strip()
+        head = prefix[prefix.rfind("\n") + 1:]  # a span that ends its line may close it
 
-            def ending(middle: str) -> str:
-                return line_ending(head + middle)
+        def mend(middle: str) -> str:
+            if field and middle.startswith("{") and middle.endswith("}"):
+                return middle[1:-1]  # the model writes the field's braces again: {name}
+            return middle + line_ending(head + middle) if closes else middle
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
                                 cancel=cancel, on_step=on_step)
         res = self.validate(prefix, suffix, fill, bad, cancel, on_step, round_cfg,
-                            self.config.rounds if rounds is None else rounds, ending)
+                            self.config.rounds if rounds is None else rounds, mend)
         if strict and starts_blank_line(prefix, suffix):
             res = self._reindented(prefix, suffix, res, bad, cfg, fill.texts)
         if len(res.candidates) < 2:
@@ -141,23 +147,24 @@ class SpanDenoiser:
     def validate(self, prefix: str, suffix: str, fill: Fill,
                  bad: Callable[[str], list[tuple[int, int]] | None], cancel: Cancel,
                  on_step: OnStep, sampler: SamplerConfig | None, rounds: int,
-                 ending: Callable[[str], str] | None = None) -> SpanResult:
+                 mend: Callable[[str], str] | None = None) -> SpanResult:
         """Keep the valid candidates; if there are none, re-mask them until one is.
 
         A fill holds one candidate per starting length. A valid one already answers the span;
         otherwise each round re-masks every broken candidate at its new errors and denoises
-        them as one batch (one by one, rounds cost several fills each). With ``ending`` (a
-        span that ends a line), a candidate that leaves brackets, a quote or a header's colon
-        open is first tried closed: that costs a parse, not a model pass. Closed texts carry
-        no score (the fill scored them open). A valid candidate that ends with a line break
-        the suffix already starts with loses it (`_without_blank_line`).
+        them as one batch (one by one, rounds cost several fills each). With ``mend``, a
+        broken candidate is first tried as ``mend`` rewrites it (closed, where the span ends
+        a line and it leaves brackets, a quote or a header's colon open): that costs a parse,
+        not a model pass. Mended texts carry no score (the fill scored them as written). A
+        valid candidate that ends with a line break the suffix already starts with loses it
+        (`_without_blank_line`).
         """
         traces = [fill.trace.as_dict()]
 
         def check(text: str) -> tuple[str, list[tuple[int, int]] | None]:
             ranges = bad(text)
-            end = ending(text) if ending is not None and ranges is not None else ""
-            return (text + end, None) if end and bad(text + end) is None else (text, ranges)
+            mended = mend(text) if mend is not None and ranges is not None else text
+            return (mended, None) if mended != text and bad(mended) is None else (text, ranges)
 
         checked = [check(c) for c in fill.texts]
         good = [c for c, r in checked if r is None]
@@ -218,18 +225,29 @@ class SpanDenoiser:
                        trace=res.trace | cost)
 
     def _new_error_ranges(self, baseline: Document, prefix: str, middle: str, suffix: str,
-                          path: str | None) -> list[tuple[int, int]] | None:
-        """Ranges of ``middle`` to re-mask, or None when the result adds no syntax error."""
+                          path: str | None, code: bool, field: bool
+                          ) -> list[tuple[int, int]] | None:
+        """Ranges of ``middle`` to re-mask, or None when the result adds no syntax error.
+
+        A ``code`` span must stay code, not run into a string's text beside it, and a
+        ``field`` (an f-string's ``{???}``) must stay one field. The model fills the hole in
+        ``f"hello {???}"`` with ``{name}``, ``{{name`` or ``a}:{b``, which parse, and make
+        the braces text (``{{name}}``), print one (``{{{name}``) or write text of its own.
+        """
         doc = parse(prefix + middle + suffix, path)
         fresh = new_errors(baseline, doc)
         if not fresh:
-            return None
+            a, b = len(prefix), len(prefix) + len(middle)
+            strays = code and a < b and (doc.straddles(a, b, STRING_TEXT)
+                                         or field and not doc.inside(a, b, _FIELD))
+            return [(0, len(middle))] if strays else None
         a, b = len(prefix), len(prefix) + len(middle)
         ranges = [(max(e.start, a) - a, min(e.end, b) - a) for e in fresh
                   if e.start <= b and e.end >= a]
         return [r for r in ranges if r[0] <= r[1]] or [(0, len(middle))]
 
 
+_FIELD = frozenset({"interpolation"})
 _BARE_NEWLINE = re.compile(r"(?<!\r)\n")
 # What decoding makes of byte tokens that end inside a character (half an emoji): never text
 # a user wrote, so a fill holding it is re-masked there, unless the file already holds one.

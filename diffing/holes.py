@@ -11,10 +11,7 @@ import bisect
 
 from .edits import line_starts, word_char
 from .proposal import Span
-from .syntax import parse, placeholders
-
-# Where a marker is prose, not a hole: ``print("what???")``, ``# TODO: ??? later``, a docstring.
-_PROSE = frozenset({"comment", "string_content"})
+from .syntax import PROSE, parse, placeholders
 
 
 def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
@@ -38,12 +35,8 @@ def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
     probe = placeholders(text, marker)
     doc = parse(probe, path)
     spans = []
-    for i in hits:
-        a = len(probe[:i].encode("utf-8"))
-        node = doc.tree.root_node.descendant_for_byte_range(a, a + len(marker))
-        while node is not None and node.type not in _PROSE:
-            node = node.parent
-        if node is None:
+    for i in hits:  # prose, not a hole: ``print("what???")``, ``# TODO: ??? later``, a docstring
+        if not doc.inside(i, i + len(marker), PROSE):
             spans.append(Span(i, i + len(marker), "hole", f"'{marker}' marker"))
     return spans
 

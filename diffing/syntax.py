@@ -57,6 +57,11 @@ def language_for(path: str | PurePath | None) -> str:
     return suffix if suffix in _GRAMMARS else ".py"
 
 
+# Where text is the user's words, not code: a comment, a string's text.
+STRING_TEXT = frozenset({"string_content"})
+PROSE = STRING_TEXT | {"comment"}
+
+
 @dataclass(frozen=True)
 class ErrorNode:
     """An ERROR or MISSING node, by character offsets into the parsed text."""
@@ -125,6 +130,34 @@ class Document:
 
     def has_errors(self) -> bool:
         return self.tree.root_node.has_error
+
+    def inside(self, start: int, end: int, kinds: frozenset[str]) -> bool:
+        """Whether text[start:end] lies within a node of one of ``kinds`` (by character offsets).
+
+        With :data:`PROSE`: whether it is a comment or a string's text. An f-string's ``{}``
+        is code: the grammar puts its interpolation beside the string's text, not in it.
+        """
+        a = len(self.text[:start].encode("utf-8"))
+        node = self.tree.root_node.descendant_for_byte_range(
+            a, a + len(self.text[start:end].encode("utf-8")))
+        while node is not None and node.type not in kinds:
+            node = node.parent
+        return node is not None
+
+    def straddles(self, start: int, end: int, kinds: frozenset[str]) -> bool:
+        """Whether a node of one of ``kinds`` holds some of text[start:end] and text outside it.
+
+        With :data:`STRING_TEXT`: whether a fill there runs into a string's text beside it.
+        """
+        a = len(self.text[:start].encode("utf-8"))
+        b = a + len(self.text[start:end].encode("utf-8"))
+        stack = [self.tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.type in kinds and (node.start_byte < a or node.end_byte > b):
+                return True
+            stack.extend(c for c in node.children if c.start_byte < b and c.end_byte > a)
+        return False
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")

@@ -1,3 +1,4 @@
+import ast
 import io
 import json
 import shutil
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from remask.cli import main
+from remask.diffing.checks import unbound_names
 from remask.diffing.syntax import parse
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "stats.py"
@@ -77,6 +79,68 @@ def test_markers_in_strings_and_comments_are_left_as_written(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert [h["start"] for h in out["holes"]] == [text.rindex("???")]
     assert out["text"].startswith(text[:text.rindex("???")])
+
+
+POINT = """\
+import os
+
+
+def read_config(path, default=???):
+    # Read a config file; return default when it is missing.
+    if not os.path.exists(path):
+        return default
+    with open(path) as fh:
+        return [line.strip() for line in fh if ???]
+
+
+class Point:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __add__(self, other):
+        return Point(self.x + other.x, ???)
+
+    def norm(self):
+        return (self.x ** 2 + self.y ** 2) ** 0.5
+
+
+def greet(name):
+    print(f"hello {???}")
+"""
+REPORT = """\
+def report(user, count):
+    total = count * 2
+    print(f"{???} has {count} items")
+    return f"total: {???}"
+
+
+def describe(path, size):
+    msg = f"file {path} is {???} bytes"
+    return msg
+"""
+
+
+@pytest.mark.parametrize("text", [POINT, REPORT])
+def test_a_hole_in_an_f_strings_braces_is_filled_with_one_field(tmp_path, capsys, text):
+    # the model writes the field's braces again: `{name!r}` made f"hello {{name!r}}", which
+    # prints the braces, and `{count}` made f"total: {{count}}"
+    src = tmp_path / "fields.py"
+    src.write_text(text)
+    main(["fill", str(src), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert any(h["text"] is not None for h in out["holes"])
+    for before, after in zip(_f_strings(text.replace("???", "x")), _f_strings(out["text"]),
+                             strict=True):
+        assert after == before  # the same text parts: each hole still one field
+    # written again, the braces come off (`{name!r}` → `name!r`): no fill took a made-up `x`
+    assert unbound_names(out["text"], None) == 0
+
+
+def _f_strings(text: str) -> list[list[str | None]]:
+    """Each f-string's parts: its text, and None for each field."""
+    return [[v.value if isinstance(v, ast.Constant) else None for v in n.values]
+            for n in ast.walk(ast.parse(text)) if isinstance(n, ast.JoinedStr)]
 
 
 def test_no_hole_is_success_and_changes_nothing(tmp_path, capsys):

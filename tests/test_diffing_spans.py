@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from remask.diffing.change import find_change
 from remask.diffing.holes import cursor_hole, marker_spans
 from remask.diffing.spans import MODEL_SPANS, affected_spans
+from remask.diffing.syntax import PROSE, STRING_TEXT, parse
 
 SRC = '''def total(items, scale):
     acc = 0
@@ -319,6 +320,23 @@ def test_prose_after_a_hole_in_the_same_f_string_stays_prose():
     # ``{???}`` read as-is threw the rest of the f-string into error recovery, as code
     text = 'x = f"{???} and ??? too"\n'
     assert [s.start for s in marker_spans(text, "???")] == [text.index("???")]
+
+
+def test_a_span_that_runs_into_a_strings_text_straddles_it():
+    # what a fill in an f-string's {} may not do: make its braces text, or take one of them
+    for text, fill, straddles in [('x = f"a {name} b"\n', "name", False),
+                                  ('x = f"a {{name}} b"\n', "{name}", True),
+                                  ('x = f"a {{{name} b"\n', "{{name", True),
+                                  ('x = "a" + "bc"\n', '"bc"', False),
+                                  ('x = f"a {n} and {m}"\n', "n} and {m", False)]:
+        doc, start = parse(text), text.index(fill)
+        assert doc.straddles(start, start + len(fill), STRING_TEXT) is straddles, text
+        assert not parse(text).has_errors()
+    text = 'x = f"a {{name}}"  # é {n}\n'
+    doc = parse(text)
+    assert doc.inside(text.index("name"), text.index("name") + 4, STRING_TEXT)
+    assert doc.inside(text.index("{n}"), text.index("{n}") + 3, PROSE)
+    assert not doc.inside(text.index("{n}"), text.index("{n}") + 3, STRING_TEXT)
 
 
 def test_spans_are_capped_but_no_rename_or_call_site_is_left_half_done():
