@@ -7,7 +7,7 @@ the user just typed, which stay fixed. Without a before text, Python's own compi
 line (or a line above it that may hold its error: ``suspect_units``). Mechanical repairs are
 the classic error-correcting-parser moves — close what is open, drop an unmatched closer, add
 a compound header's colon, indent a statement left outside its block, insert one missing
-punctuation mark (or a ``for`` header's ``in``) or drop one too many — each checked by
+punctuation mark (or a ``for``'s ``in``) or drop one too many — each checked by
 compiling; the Rewriter ranks them beside the model's candidates, smallest first, after the
 fixes of the classic typos (``classic_repairs``, Python's "forgot a comma?", "does not
 match" and "unexpected indent" among them), which go before any.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import re
 import tokenize
 from dataclasses import dataclass, replace
@@ -31,6 +32,7 @@ _COMPOUND = ("def", "class", "if", "elif", "else", "for", "while", "with", "try"
 _INSERTABLE = ")]}:,([{\"'"
 _LONE_EQUALS = re.compile(r"(?<![=<>!:+\-*/%&|^@])=(?!=)")
 _IN = re.compile(r"\bin\b")
+_FOR = re.compile(r"\bfor\b")
 _ELSE_IF = re.compile(r"\belse[ \t]+if\b")
 _PRINT = re.compile(r"[ \t]*print([ \t]+)(?![(=.\[,:)])([^\n]*?)[ \t]*$")
 _FIRST_NAME = re.compile(r"[ \t]*[A-Za-z_]\w*")
@@ -214,10 +216,9 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
     for i, _ in stray:  # swapped for the closer it wants: ``classic_repairs``
         out.append((unit.start + i, unit.start + i + 1, ""))
     out += [(unit.start, unit.start, more) for more in _deeper(text, unit.start)]
-    head = body.split(None, 1)[0] if body.strip() else ""
-    # ``for i range(3):``: the one keyword a header cannot do without
-    insertable = [*_INSERTABLE, "in "] if head in ("for", "async") and \
-        not _IN.search(body) else list(_INSERTABLE)
+    # ``for i range(3):``, ``[b for b xs]``: the one keyword a ``for`` cannot do without
+    insertable = [*_INSERTABLE, "in "] if len(_FOR.findall(body)) > len(_IN.findall(body)) \
+        else list(_INSERTABLE)
     first = _FIRST_NAME.match(body)  # ``print: "x"`` parses (an annotation) but mends nothing
     named = first.end() if first and not _is_header(body) else -1
     anchor = (unit.anchor if unit.anchor is not None else unit.end) - unit.start
@@ -304,6 +305,18 @@ def _forgotten_comma(text: str) -> int | None:
     except (tokenize.TokenError, SyntaxError):
         return None
     return None
+
+
+def statement_keyword(body: str) -> str | None:
+    """The keyword ``body`` starts with (``return``, ``raise``, ``for``), or None.
+
+    A repair mends a statement; one that starts with another keyword, or none, is another
+    statement: asked to mend ``return x +* y`` the model wrote ``p = 0``, and ``raise E from``
+    became ``return``.
+    """
+    first = _FIRST_NAME.match(body)
+    word = first.group().strip() if first else ""
+    return word if keyword.iskeyword(word) else None
 
 
 def _step(own: str) -> str:

@@ -19,7 +19,7 @@ from .config import RewriterConfig
 from .denoise import Cancel, OnStep, SpanDenoiser, SpanResult
 from .edits import minimal_edits
 from .proposal import Choice, Proposal, Span, span_ranges
-from .repair import Unit, classic_repairs, mechanical_repairs
+from .repair import Unit, classic_repairs, mechanical_repairs, statement_keyword
 from .syntax import error_signature, parse
 
 SamplerFor = Callable[[Span, str, int, int, "str | None"], SamplerConfig]
@@ -131,7 +131,10 @@ class Repairer:
 
     def _model_repair(self, text: str, u: Unit, path: str | None, ok: Callable[[str], bool],
                       cancel: Cancel, on_step: OnStep) -> SpanResult:
-        """Re-mask the unit's tokens inside syntax errors (off the frozen bytes) and denoise."""
+        """Re-mask the unit's tokens inside syntax errors (off the frozen bytes) and denoise.
+
+        A candidate keeps the statement's keyword (:func:`.repair.statement_keyword`).
+        """
         prefix, body, suffix = text[:u.start], text[u.start:u.end], text[u.end:]
         doc = parse(text, path)
         reopen = [(max(e.start, u.start) - u.start, min(e.end, u.end) - u.start)
@@ -145,9 +148,12 @@ class Repairer:
                                   candidates=self.config.candidates, cancel=cancel,
                                   on_step=on_step)
 
+        kind = statement_keyword(body)
+
         def bad(middle: str) -> list[tuple[int, int]] | None:
             cand = prefix + middle + suffix
-            allowed = all(u.allows(ed.start, ed.end) for ed in minimal_edits(text, cand))
+            allowed = statement_keyword(middle) == kind and \
+                all(u.allows(ed.start, ed.end) for ed in minimal_edits(text, cand))
             return None if allowed and ok(cand) else [(0, len(middle))]
 
         return self._denoiser.validate(prefix, suffix, fill, bad, cancel, on_step, None,

@@ -130,6 +130,9 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
      "def f(x):\n    if x == 1:\n        return 0\n    return x\n"),
     # the model deleted the header, which left an indented block: "repaired", and broken
     ("for i range(3):\n    print(i)\n", "for i in range(3):\n    print(i)\n"),
+    # the model wrote `out = []` in place of the return
+    ("def f(xs):\n    return [(a, b) for a in xs for b xs if a < b]\n",
+     "def f(xs):\n    return [(a, b) for a in xs for b in xs if a < b]\n"),
     # an indent took the place of "else" (another meaning); "," made a tuple that prints nothing
     ("if x:\n    pass\nelse if y:\n    pass\n", "if x:\n    pass\nelif y:\n    pass\n"),
     ('print "hello"\n', 'print("hello")\n'),
@@ -265,3 +268,34 @@ def test_a_hole_is_no_error_to_stay_broken(tmp_path, capsys):
     # the whole file must compile after a repair, with each ``???`` read as a name
     text = "def f(x):\n    if x > 0\n        return ???\n    return 0\n"
     assert repaired(tmp_path, capsys, text) == text.replace("x > 0\n", "x > 0:\n")
+
+
+KEYWORDS = """\
+def keep(d):
+    return {k: v for k, v in d.items() if v not None}
+
+
+def scale(x, y):
+    return x +* y
+
+
+def first(xs):
+    for x in xs:
+        if x > 0
+            return x
+    raise ValueError("none") from
+"""
+
+
+def test_a_repair_keeps_each_statement_s_keyword(tmp_path, capsys):
+    # the model mended three of these by writing other statements: `p`, `p = 0`, `return`
+    path = tmp_path / "kw.py"
+    path.write_text(KEYWORDS)
+    code, out, err = run(capsys, path, "--json")
+    if code == 0:
+        new = json.loads(out)["text"]
+        compile(new, "kw.py", "exec")
+        assert [ln.split()[0] for ln in new.splitlines() if ln.strip()] == \
+            [ln.split()[0] for ln in KEYWORDS.splitlines() if ln.strip()]
+    else:
+        assert code == 1 and "no repair that parses" in err
