@@ -26,7 +26,7 @@ from .checks import faults, merge_traces, python_ok
 from .config import RewriterConfig
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .repair import line_ending
-from .syntax import STRING_TEXT, Document, new_errors, parse, placeholders
+from .syntax import PROSE, Document, new_errors, parse, placeholders
 
 Cancel = Callable[[], bool] | None
 OnStep = Callable[[int, StepTrace], None] | None
@@ -94,8 +94,7 @@ class SpanDenoiser:
 
         baseline = before if before is not None else parse(probe(text), path)
         strict = python_ok(probe(text), path, None)
-        # a hole in code (not in a string's text, nor where the parse gave up): it stays code
-        code = not baseline.inside(start, end, STRING_TEXT | {"ERROR"})
+        code = _in_code(baseline, start, end)
         field = code and prefix.endswith("{") and suffix.startswith("}") and \
             baseline.inside(start, end, _FIELD)  # the hole is an f-string's whole {???}
         cfg = sampler or self.config.sampler
@@ -229,7 +228,8 @@ class SpanDenoiser:
                           ) -> list[tuple[int, int]] | None:
         """Ranges of ``middle`` to re-mask, or None when the result adds no syntax error.
 
-        A ``code`` span must stay code, not run into a string's text beside it, and a
+        A ``code`` span must stay code, not run into a string's text or a comment beside it
+        (``a)  # done`` in ``f(???)`` comments out the call's ``)``), and a
         ``field`` (an f-string's ``{???}``) must stay one field. The model fills the hole in
         ``f"hello {???}"`` with ``{name}``, ``{{name`` or ``a}:{b``, which parse, and make
         the braces text (``{{name}}``), print one (``{{{name}``) or write text of its own.
@@ -238,7 +238,7 @@ class SpanDenoiser:
         fresh = new_errors(baseline, doc)
         if not fresh:
             a, b = len(prefix), len(prefix) + len(middle)
-            strays = code and a < b and (doc.straddles(a, b, STRING_TEXT)
+            strays = code and a < b and (doc.straddles(a, b, PROSE)
                                          or field and not doc.inside(a, b, _FIELD))
             return [(0, len(middle))] if strays else None
         a, b = len(prefix), len(prefix) + len(middle)
@@ -252,6 +252,21 @@ _BARE_NEWLINE = re.compile(r"(?<!\r)\n")
 # What decoding makes of byte tokens that end inside a character (half an emoji): never text
 # a user wrote, so a fill holding it is re-masked there, unless the file already holds one.
 _REPLACED = "\ufffd"
+
+
+def _in_code(doc: Document, start: int, end: int) -> bool:
+    """Whether doc.text[start:end] is code to fill with code.
+
+    Not where it, or the character before it, lies in a comment or a string's text (a line
+    being typed there continues it), nor on a line the parse gave up on (``print("hello``
+    typed so far: what the fill writes may well close a string).
+    """
+    if doc.inside(start, end, PROSE) or start and doc.inside(start - 1, start, PROSE):
+        return False
+    first = doc.text.rfind("\n", 0, start) + 1
+    last = doc.text.find("\n", end)
+    last = len(doc.text) if last < 0 else last
+    return not any(e.start <= last and e.end >= first for e in doc.errors())
 
 
 def newline_at(text: str, at: int) -> str:

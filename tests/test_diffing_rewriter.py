@@ -580,3 +580,25 @@ def test_references_past_the_span_cap_are_renamed_without_the_model(engine):
                       RewriterConfig(span_cap=5))
     (p,) = agrees.propose(before, after, "m.py")
     assert p.text == after.replace("print(v,", "print(w,") and p.alternatives == []
+
+
+@pytest.mark.parametrize(("text", "at", "says", "written"), [
+    # the field's braces written again: tried without them
+    ('def f(name):\n    return f"hello {???}"\n', "???", "{name}", "{name}"),
+    # running into the string's text (prints a brace) or commenting out the call's ")"
+    ('def f(name):\n    return f"hello {???}"\n', "???", "{{name", None),
+    ("def f(name):\n    return len(???)\n", "???", "name)  # done", None),
+    # typed inside a string or a comment, a line goes on as text
+    ('def f(name):\n    return "hello, " + name\n', "hello, ", "dear ", "dear "),
+    ("def f(name):\n    return name  # the \n", "the ", "name, as typed", "name, as typed"),
+])
+def test_a_fill_in_code_stays_code(engine, text, at, says, written):
+    """A hole in code is filled with code: one that makes a string's text or a comment of the
+    text beside it is refused; one typed in a string's text or a comment continues it."""
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode(says))), RewriterConfig(rounds=0))
+    cursor = text.index(at) + (0 if at == "???" else len(at))
+    end = cursor + 3 if at == "???" else cursor
+    res = rw.denoise_span(text, cursor, end, "t.py")
+    want = written if written is None else written.strip("{}") if at == "???" else written
+    assert res.text == want
