@@ -228,6 +228,8 @@ def mechanical_repairs(text: str, unit: Unit, budget: int = 800) -> list[tuple[i
         if i not in (0, len(body)) and body[i - 1].isalnum() and body[i].isalnum():
             continue
         for ch in insertable:
+            if ch == "in " and not (i and body[i - 1] in " \t"):
+                continue  # a word of its own: ``for s in xs``, not ``forin  s xs``
             if not (ch == ":" and named >= 0 and not body[named:i].strip() and i >= named):
                 out.append((unit.start + i, unit.start + i, ch))
     seen, uniq = set(), []

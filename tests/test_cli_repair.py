@@ -133,6 +133,9 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
     # the model wrote `out = []` in place of the return
     ("def f(xs):\n    return [(a, b) for a in xs for b xs if a < b]\n",
      "def f(xs):\n    return [(a, b) for a in xs for b in xs if a < b]\n"),
+    # `in ` went in after `for` as well as before `xs`, and `forin  s` came first
+    ("def f(xs):\n    return '-'.join(s.replace('a', 'b')\n                    for s xs)\n",
+     "def f(xs):\n    return '-'.join(s.replace('a', 'b')\n                    for s in xs)\n"),
     # an indent took the place of "else" (another meaning); "," made a tuple that prints nothing
     ("if x:\n    pass\nelse if y:\n    pass\n", "if x:\n    pass\nelif y:\n    pass\n"),
     ('print "hello"\n', 'print("hello")\n'),
