@@ -117,29 +117,36 @@ _BUILTINS = BUILTINS | {"__file__", "__name__", "__doc__", "__spec__",
 _STAR_IMPORT = re.compile(r"^\s*from\s+\S+\s+import\s+\*", re.MULTILINE)
 
 
-@lru_cache(maxsize=16)
 def unbound_names(text: str, path: str | None) -> int:
-    """How many names ``text`` reads that no scope they could come from binds.
+    """How many names ``text`` reads that no scope they could come from binds (:func:`unbound`).
+
+    That is what a candidate gets plainly wrong: a name it makes up, a name of another
+    function's, or a name the rest of the file reads that only the removed code bound.
+    Ranking such candidates last, measured on the shipped pair (session 25; the whole
+    HumanEval single-line split, each fill's candidates parse-first): pass@1 11.33% → 12.00%;
+    on 600 single-line holes from the corpus's held-out files, edit similarity 0.537 → 0.549.
+    """
+    return len(unbound(text, path))
+
+
+@lru_cache(maxsize=16)
+def unbound(text: str, path: str | None) -> frozenset[str]:
+    """The names ``text`` reads that no scope they could come from binds.
 
     Python's own compile-time scopes (``symtable``, in C: about half the time of an ``ast``
     walk): a name a function reads that is neither its own, nor an enclosing function's, nor
-    bound at module level (or by a ``global`` statement), nor a builtin. That is what a
-    candidate gets plainly wrong: a name it makes up, a name of another function's, or a
-    name the rest of the file reads that only the removed code bound. Ranking such
-    candidates last, measured on the shipped pair (session 25; the whole HumanEval
-    single-line split, each fill's candidates parse-first): pass@1 11.33% → 12.00%; on 600
-    single-line holes from the corpus's held-out files, edit similarity 0.537 → 0.549.
-    Files Python cannot compile, non-Python files and files with a star import (which may
-    bind anything) count 0.
+    bound at module level (or by a ``global`` statement), nor a builtin. Files Python cannot
+    compile, non-Python files and files with a star import (which may bind anything) have
+    none.
     """
     if path is not None and not str(path).endswith((".py", ".pyi")):
-        return 0
+        return frozenset()
     try:
         top = symtable.symtable(python_source(text), str(path or "<text>"), "exec")
     except (SyntaxError, ValueError, RecursionError):
-        return 0
+        return frozenset()
     if _STAR_IMPORT.search(text):
-        return 0
+        return frozenset()
     module, reads, tables = set(_BUILTINS), set(), [top]
     while tables:
         table = tables.pop()
@@ -150,7 +157,7 @@ def unbound_names(text: str, path: str | None) -> int:
                 module.add(name)
             elif sym.is_referenced() and sym.is_global() and not sym.is_local():
                 reads.add(name)  # it must come from the module (or builtins)
-    return len(reads - module)
+    return frozenset(reads - module)
 
 
 @lru_cache(maxsize=16)

@@ -8,8 +8,10 @@ of a line being typed, that is the hole.
 from __future__ import annotations
 
 import bisect
+from dataclasses import replace
 
 from .edits import line_starts, word_char
+from .import_holes import import_candidates
 from .proposal import Span
 from .syntax import PROSE, parse, placeholders
 
@@ -37,7 +39,8 @@ def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
     spans = []
     for i in hits:  # prose, not a hole: ``print("what???")``, ``# TODO: ??? later``, a docstring
         if not doc.inside(i, i + len(marker), PROSE):
-            spans.append(Span(i, i + len(marker), "hole", f"'{marker}' marker"))
+            spans.append(Span(i, i + len(marker), "hole", f"'{marker}' marker",
+                              import_candidates(text, i, i + len(marker), marker, path)))
     return spans
 
 
@@ -46,18 +49,27 @@ def hole_spans(text: str, marker: str, cursor: int | None, path: str | None = No
     """Return the marker holes, plus the empty body or line end the cursor sits at."""
     spans = marker_spans(text, marker, path)
     if cursor is not None and not any(s.start <= cursor <= s.end for s in spans):
-        hole = cursor_hole(text, cursor, marker, rest_of_line=False)
+        hole = cursor_hole(text, cursor, marker, rest_of_line=False, path=path)
         if hole is not None:
             spans.append(hole)
     return sorted(spans, key=lambda s: s.start)
 
 
-def cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool = True) -> Span | None:
+def cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool = True,
+                path: str | None = None) -> Span | None:
     """Return the hole under the cursor.
 
     A marker on its line, else an empty / pass / ... body it sits in, else (when
-    ``rest_of_line``) the rest of its line; a blank line end counts either way.
+    ``rest_of_line``) the rest of its line; a blank line end counts either way. One that
+    ends an import's list carries the names the file reads unbound (:mod:`.import_holes`).
     """
+    hole = _cursor_hole(text, cursor, marker, rest_of_line)
+    if hole is None:
+        return None
+    return replace(hole, mechanical=import_candidates(text, hole.start, hole.end, marker, path))
+
+
+def _cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool) -> Span | None:
     starts = line_starts(text)
     n = bisect.bisect_right(starts, cursor) - 1
     ls = starts[n]

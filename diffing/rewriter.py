@@ -142,7 +142,7 @@ class Rewriter:
         """
         if not 0 <= cursor <= len(text):
             raise ValueError(f"cursor {cursor} outside a text of {len(text)} characters")
-        span = cursor_hole(text, cursor, self.config.marker)
+        span = cursor_hole(text, cursor, self.config.marker, path=path)
         p = self._propose_spans(text, [span], "hole", path, cancel, on_step, quick=quick)
         return self._verified(p, text, path)
 
@@ -167,6 +167,8 @@ class Rewriter:
             res = self.denoise_span(current, start, end, path, cancel=cancel, on_step=on_step,
                                     sampler=self._sampler_for(span, current, start, end,
                                                               path))
+            if span.mechanical:
+                res = self._mechanical_first(current, start, end, span, res, path)
             results.append(res)
             if res.text is not None:
                 current = current[:start] + res.text + current[end:]
@@ -212,6 +214,22 @@ class Rewriter:
         refused = [replace(r, text=None, reason=f"no candidate passed '{self.config.verify}'")
                    for r in results]
         return text, refused, {**trace, "verified": "none", "verify_runs": limit}
+
+    def _mechanical_first(self, text: str, s: int, e: int, span: Span, res: SpanResult,
+                          path: str | None) -> SpanResult:
+        """``res`` with the hole's mechanical candidates that keep the syntax first.
+
+        As :meth:`_choices` ranks them: what the file determines (the modules an ``import
+        ???`` wants) goes before the model's guesses.
+        """
+        probe = placeholders(text, self.config.marker)
+        baseline, strict = parse(probe, path), python_ok(probe, path, None)
+        mech = [m for m in dict.fromkeys(span.mechanical)
+                if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
+        if not mech:
+            return res
+        return replace(res, text=mech[0], reason="ok",
+                       candidates=[*mech, *(c for c in res.candidates if c not in mech)])
 
     def denoise_span(self, text: str, start: int, end: int, path: str | None = None, *,
                      before: Document | None = None, sampler: SamplerConfig | None = None,

@@ -1,0 +1,88 @@
+"""A hole that ends an import's list: the modules and names the file reads and never binds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from remask.cli import main
+from remask.diffing.holes import cursor_hole, marker_spans
+from remask.diffing.import_holes import import_candidates
+from remask.diffing.rewriter import Rewriter
+
+USES = "\n\ndef area(r):\n    return math.pi * r ** 2, re.sub('a', 'b', str(r))\n"
+
+
+def candidates(text: str, path: str | None = None) -> tuple[str, ...]:
+    i = text.index("???")
+    return import_candidates(text, i, i + 3, "???", path)
+
+
+def test_import_takes_the_modules_the_file_reads_first_use_first():
+    assert candidates("import ???" + USES) == ("math, re", "math", "re")
+    # a module already imported, or a name that is no module, is no candidate
+    assert candidates("import re\nimport ???" + USES) == ("math",)
+    assert candidates("import ???\n\nprint(undefined_thing)\n") == ()
+    assert candidates("import os, ???" + USES)[0] == "math, re"
+
+
+def test_from_import_takes_the_names_the_module_defines():
+    text = "from collections import ???\n\nd = OrderedDict(); c = Counter('ab'); e = Nope()\n"
+    assert candidates(text) == ("OrderedDict, Counter", "OrderedDict", "Counter")
+    # a compiled standard module is read by importing it; a name list in parentheses goes on
+    text = "from math import (sqrt, ???)\n\nprint(pi * sqrt(2), floor(1.5))\n"
+    assert candidates(text) == ("pi, floor", "pi", "floor")
+    # ``os`` binds ``path`` under an ``if``
+    assert candidates("from os import ???\n\nprint(path.join('a', 'b'))\n") == ("path",)
+
+
+def test_the_projects_own_modules_are_found_beside_the_file(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("__all__ = ['shout']\n\ndef shout(s):\n    return s\n\n"
+                                    "def whisper(s):\n    return s\n")
+    (pkg / "sub").mkdir()
+    (pkg / "sub" / "__init__.py").write_text("VALUE = 1\n")
+    (pkg / "sub" / "deep.py").write_text("")
+    main_py = str(pkg / "main.py")
+    assert candidates("import ???\n\nhelpers.shout('x')\n", main_py) == ("helpers",)
+    # ``__all__`` says what a module gives: ``whisper`` is not in it
+    text = "from .helpers import ???\n\nshout(whisper('x'))\n"
+    assert candidates(text, main_py) == ("shout",)
+    text = "from pkg.sub import ???\n\nprint(VALUE, deep, other)\n"
+    assert candidates(text, str(tmp_path / "run.py")) == ("VALUE, deep", "VALUE", "deep")
+
+
+@pytest.mark.parametrize("text", [
+    "import ??? as m" + USES,  # the hole names one module, which `as` renames
+    "x = ???" + USES,  # no import
+    "from os import *\nimport ???" + USES,  # a star import may bind anything
+])
+def test_other_holes_get_no_import_candidates(text):
+    assert candidates(text) == ()
+
+
+def test_the_hole_spans_carry_them():
+    text = "import ???" + USES
+    [span] = marker_spans(text, "???")
+    assert span.mechanical == ("math, re", "math", "re")
+    typed = "import " + USES
+    assert cursor_hole(typed, len("import "), "???").mechanical[0] == "math, re"
+
+
+def test_fill_imports_what_the_file_reads(tmp_path, capsys):
+    # the model wrote `import os`
+    src = tmp_path / "area.py"
+    src.write_text("import ???" + USES)
+    assert main(["fill", str(src), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["text"] == "import math, re" + USES
+
+
+def test_an_import_typed_up_to_its_name_is_completed_with_it(engine):
+    # the inline-completion path: the rest of the line after `from collections import `
+    text = "from collections import \n\n\ndef count(xs):\n    return Counter(xs), deque(xs)\n"
+    p = Rewriter(engine).fill_at(text, text.index(" \n") + 1, "c.py")
+    assert p is not None and p.trace["sources"] == ["mechanical"]
+    assert p.text.startswith("from collections import Counter, deque\n")
