@@ -25,7 +25,7 @@ from .canvas import LINE_ROUND_STEPS
 from .checks import faults, merge_traces, python_ok
 from .config import RewriterConfig
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
-from .repair import line_ending
+from .repair import balanced, line_ending
 from .syntax import PROSE, Document, new_errors, parse, placeholders
 
 Cancel = Callable[[], bool] | None
@@ -95,6 +95,9 @@ class SpanDenoiser:
         baseline = before if before is not None else parse(probe(text), path)
         strict = python_ok(probe(text), path, None)
         code = _in_code(baseline, start, end)
+        # a ``???`` in a program Python parses stands for one piece of it: its fill keeps to
+        # the brackets around it (in one that does not, a fill may close what is left open)
+        atom = strict and code and text[start:end] == marker
         field = code and prefix.endswith("{") and suffix.startswith("}") and \
             baseline.inside(start, end, _FIELD)  # the hole is an f-string's whole {???}
         cfg = sampler or self.config.sampler
@@ -105,6 +108,8 @@ class SpanDenoiser:
                 return [(0, len(middle))]  # blanks are no fill of a hole that wants text
             if _REPLACED in middle and _REPLACED not in text:  # tokens that are no UTF-8
                 return [(i, i + 1) for i, c in enumerate(middle) if c == _REPLACED]
+            if atom and not balanced(middle):  # ``f(???)`` → ``f(a).g(b)``: another call
+                return [(0, len(middle))]
             ranges = self._new_error_ranges(baseline, around[0], middle, around[1], path, code,
                                             field)
             if ranges is None and strict and not python_ok(around[0] + middle + around[1],

@@ -409,6 +409,12 @@ def _is_header(body: str) -> bool:
     return body.lstrip().split(" ")[0].rstrip(":") in _COMPOUND
 
 
+def balanced(code: str) -> bool:
+    """Whether ``code`` closes every bracket it opens, and none it did not (strings aside)."""
+    stack, stray, _ = _scan(code)
+    return not stack and not stray
+
+
 def _scan(body: str) -> tuple[list[str], list[tuple[int, str | None]], str | None]:
     """Return open brackets left unclosed, unmatched closers, an unterminated quote.
 

@@ -588,13 +588,20 @@ def test_references_past_the_span_cap_are_renamed_without_the_model(engine):
     # running into the string's text (prints a brace) or commenting out the call's ")"
     ('def f(name):\n    return f"hello {???}"\n', "???", "{{name", None),
     ("def f(name):\n    return len(???)\n", "???", "name)  # done", None),
+    # a ``???`` stands for one piece of code: a fill that closes the call and opens another is
+    # another program; the rest of a line typed goes on closing what the line opened
+    ("def f(g, a, b):\n    return g(???)\n", "???", "a).h(b", None),
+    ("def f(g, a, b):\n    return g(a, \n", "g(a, ", "b)", "b)"),
+    # a line of a statement that goes on below it may open what the lines below close
+    ("def f(y):\n    ???\n            for x in y]\n", "???", "return [x", "return [x"),
     # typed inside a string or a comment, a line goes on as text
     ('def f(name):\n    return "hello, " + name\n', "hello, ", "dear ", "dear "),
     ("def f(name):\n    return name  # the \n", "the ", "name, as typed", "name, as typed"),
 ])
 def test_a_fill_in_code_stays_code(engine, text, at, says, written):
     """A hole in code is filled with code: one that makes a string's text or a comment of the
-    text beside it is refused; one typed in a string's text or a comment continues it."""
+    text beside it, or closes a bracket the marker stood in, is refused; one typed in a
+    string's text or a comment continues it."""
     tok = engine.tokenizer
     rw = Rewriter(Engine(Scripted(tok, tok.encode(says))), RewriterConfig(rounds=0))
     cursor = text.index(at) + (0 if at == "???" else len(at))
