@@ -241,12 +241,11 @@ class SpanDenoiser:
         """
         doc = parse(prefix + middle + suffix, path)
         fresh = new_errors(baseline, doc)
+        a, b = len(prefix), len(prefix) + len(middle)
         if not fresh:
-            a, b = len(prefix), len(prefix) + len(middle)
             strays = code and a < b and (doc.straddles(a, b, PROSE)
                                          or field and not doc.inside(a, b, _FIELD))
             return [(0, len(middle))] if strays else None
-        a, b = len(prefix), len(prefix) + len(middle)
         ranges = [(max(e.start, a) - a, min(e.end, b) - a) for e in fresh
                   if e.start <= b and e.end >= a]
         return [r for r in ranges if r[0] <= r[1]] or [(0, len(middle))]
