@@ -107,8 +107,9 @@ def _compiled_stdlib(name: str) -> bool:
     if name in sys.builtin_module_names:
         return True
     spec = _spec(name) if name.isidentifier() else None
-    dynload = Path(sysconfig.get_paths()["platstdlib"]) / "lib-dynload"
-    return spec is not None and spec.origin is not None and Path(spec.origin).parent == dynload
+    dynload = sysconfig.get_config_var("DESTSHARED")  # lib-dynload, in a venv too
+    return spec is not None and spec.origin is not None and dynload is not None and \
+        Path(spec.origin).parent == Path(dynload)
 
 
 def _top_location(name: str, here: Path | None) -> Path | None:
