@@ -126,8 +126,8 @@ class SpanDenoiser:
         head = prefix[prefix.rfind("\n") + 1:]  # a span that ends its line may close it
 
         def mend(middle: str) -> str:
-            if field and middle.startswith("{") and middle.endswith("}"):
-                return middle[1:-1]  # the model writes the field's braces again: {name}
+            if field and middle.strip().strip("{}").strip():
+                return middle.strip().strip("{}")  # the field's braces again: {name}, {{name
             return middle + line_ending(head + middle) if closes else middle
         fill = self.engine.fill(prefix, suffix, candidates=self.config.candidates, sampler=cfg,
                                 cancel=cancel, on_step=on_step)
