@@ -222,10 +222,8 @@ class Rewriter:
         As :meth:`_choices` ranks them: what the file determines (the modules an ``import
         ???`` wants) goes before the model's guesses.
         """
-        probe = placeholders(text, self.config.marker)
-        baseline, strict = parse(probe, path), python_ok(probe, path, None)
-        mech = [m for m in dict.fromkeys(span.mechanical)
-                if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
+        mech = self._valid_mechanical(text, s, e, span,
+                                      parse(placeholders(text, self.config.marker), path), path)
         if not mech:
             return res
         return replace(res, text=mech[0], reason="ok",
@@ -290,6 +288,13 @@ class Rewriter:
                            self.engine.tokenizer, self.config.line_threshold, path,
                            samples=0 if quick else self.config.hole_samples)
 
+    def _valid_mechanical(self, text: str, s: int, e: int, span: Span, baseline: Document,
+                          path: str | None) -> list[str]:
+        """The span's mechanical candidates that keep the syntax (``_keeps_syntax``), in order."""
+        strict = python_ok(placeholders(text, self.config.marker), path, None)
+        return [m for m in dict.fromkeys(span.mechanical)
+                if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
+
     def _keeps_syntax(self, baseline: Document, text: str, path: str | None,
                       strict: bool) -> bool:
         """No new tree-sitter error and, when the input satisfied Python's parser, still so.
@@ -311,9 +316,7 @@ class Rewriter:
         if not span.model:  # past the edit's cap: what the edit determines, no model pass
             # and no parse a span (hundreds of references): the proposal is checked whole
             return [Choice(span.mechanical[0], "mechanical", 0.0)], None, {}
-        strict = python_ok(placeholders(text, self.config.marker), path, None)
-        mech = [m for m in dict.fromkeys(span.mechanical)
-                if self._keeps_syntax(baseline, text[:s] + m + text[e:], path, strict)]
+        mech = self._valid_mechanical(text, s, e, span, baseline, path)
         # A valid mechanical candidate already answers the span: the model's candidates are
         # ranked with it but get no re-mask rounds, which cost seconds on junk candidates.
         cfg = self._sampler_for(span, text, s, e, path, quick)

@@ -137,9 +137,7 @@ class Document:
         With :data:`PROSE`: whether it is a comment or a string's text. An f-string's ``{}``
         is code: the grammar puts its interpolation beside the string's text, not in it.
         """
-        a = len(self.text[:start].encode("utf-8"))
-        node = self.tree.root_node.descendant_for_byte_range(
-            a, a + len(self.text[start:end].encode("utf-8")))
+        node = self.tree.root_node.descendant_for_byte_range(*self._byte_range(start, end))
         while node is not None and node.type not in kinds:
             node = node.parent
         return node is not None
@@ -147,10 +145,10 @@ class Document:
     def straddles(self, start: int, end: int, kinds: frozenset[str]) -> bool:
         """Whether a node of one of ``kinds`` holds some of text[start:end] and text outside it.
 
-        With :data:`STRING_TEXT`: whether a fill there runs into a string's text beside it.
+        With :data:`PROSE`: whether a fill there runs into a string's text or a comment beside
+        it.
         """
-        a = len(self.text[:start].encode("utf-8"))
-        b = a + len(self.text[start:end].encode("utf-8"))
+        a, b = self._byte_range(start, end)
         stack = [self.tree.root_node]
         while stack:
             node = stack.pop()
@@ -158,6 +156,11 @@ class Document:
                 return True
             stack.extend(c for c in node.children if c.start_byte < b and c.end_byte > a)
         return False
+
+    def _byte_range(self, start: int, end: int) -> tuple[int, int]:
+        """Character offsets [start, end) as the tree's byte offsets."""
+        a = len(self.text[:start].encode("utf-8"))
+        return a, a + len(self.text[start:end].encode("utf-8"))
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
