@@ -8,10 +8,12 @@ import symtable
 import threading
 import warnings
 from functools import lru_cache
+from pathlib import Path
 
 from .deadcode import dropped_values, idle_statements, unreachable_statements
 from .edits import ast_offset, line_starts, parse_python, python_source
 from .flow import BUILTINS, reads_before_binding
+from .namespaces import import_fails
 
 _TITLES = {"rename": ("Rename {n} reference", "Rename {n} references"),
            "signature": ("Update {n} use of the signature", "Update {n} uses of the signature"),
@@ -158,6 +160,49 @@ def unbound(text: str, path: str | None) -> frozenset[str]:
             elif sym.is_referenced() and sym.is_global() and not sym.is_local():
                 reads.add(name)  # it must come from the module (or builtins)
     return frozenset(reads - module)
+
+
+def failing_imports(text: str, path: str | None, start: int, end: int) -> list[str]:
+    """The names imported in ``text[start:end]`` that surely fail when the file runs.
+
+    ``from os import os`` raises ``ImportError``; so does ``import json.nosuch``. Only the
+    names the range touches are judged (a fill's own), each as :func:`.namespaces.import_fails`
+    judges it: a module another environment may have, or one that binds names as it runs,
+    is never counted. A text Python cannot parse has none.
+    """
+    if path is not None and not str(path).endswith((".py", ".pyi")):
+        return []
+    try:
+        tree = parse_python(text)
+    except SyntaxError:
+        return []
+    starts = line_starts(text)
+
+    def span(node: ast.AST) -> tuple[int, int]:
+        return (ast_offset(text, starts, node.lineno, node.col_offset),
+                ast_offset(text, starts, node.end_lineno, node.end_col_offset))
+
+    def touched(node: ast.AST) -> bool:
+        a, b = span(node)
+        return a <= end and b >= start
+
+    here = Path(path).absolute().parent if path else None
+    out, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom) and touched(node):
+            if isinstance(node, ast.Import):
+                out += [a.name for a in node.names if touched(a) and "." in a.name
+                        and import_fails(a.name, None, here)]
+                continue
+            module = "." * node.level + (node.module or "")
+            whole = span(node)[0] <= end and span(node.names[0])[0] >= start  # its module's
+            out += [f"{module}.{a.name}" for a in node.names if a.name != "*" and (
+                whole or touched(a)) and import_fails(module, a.name, here)]
+        else:
+            todo.extend(c for c in ast.iter_child_nodes(node)
+                        if isinstance(c, ast.stmt | ast.excepthandler | ast.match_case))
+    return out
 
 
 @lru_cache(maxsize=16)

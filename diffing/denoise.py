@@ -22,7 +22,7 @@ from remask.infill.engine import Engine, Fill
 from remask.infill.sampler import SamplerConfig, StepTrace, Trace
 
 from .canvas import LINE_ROUND_STEPS
-from .checks import faults, merge_traces, python_ok
+from .checks import failing_imports, faults, merge_traces, python_ok
 from .config import RewriterConfig
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .repair import balanced, line_ending
@@ -81,10 +81,13 @@ class SpanDenoiser:
         the file is dropped. Where Python's parser accepts the text (hole markers read as
         names), a candidate must keep it so: tree-sitter shrugs at a wrongly indented line,
         and 60 of 1,033 single-line HumanEval fills that tree-sitter passed made the file
-        unparsable after the span. Where it does not, candidates that make the text parse
-        rank first; then those with fewer faults (``checks.faults``). A one-line span (an inline
-        completion) gets ``config.line_rounds`` rounds of at most ``LINE_ROUND_STEPS`` steps,
-        and one that ends its line may first be closed mechanically.
+        unparsable after the span. A candidate that imports what its module does not define
+        (``from os import os``, :func:`.checks.failing_imports`) fails as the file is
+        imported, and is refused as a syntax error is. Where Python does not parse the text,
+        candidates that make it parse rank first; then those with fewer faults
+        (``checks.faults``). A one-line span (an inline completion) gets
+        ``config.line_rounds`` rounds of at most ``LINE_ROUND_STEPS`` steps, and one that ends
+        its line may first be closed mechanically.
         """
         prefix, suffix = text[:start], text[end:]
         marker = self.config.marker
@@ -102,6 +105,8 @@ class SpanDenoiser:
             baseline.inside(start, end, _FIELD)  # the hole is an f-string's whole {???}
         cfg = sampler or self.config.sampler
         around = probe(prefix), probe(suffix)  # read once: every candidate is judged in them
+        importing = _IMPORT_HEAD.match(prefix, prefix.rfind("\n") + 1) is not None or \
+            baseline.inside(start, end, _IMPORTS)
 
         def bad(middle: str) -> list[tuple[int, int]] | None:
             if cfg.min_length and not middle.strip():
@@ -112,9 +117,12 @@ class SpanDenoiser:
                 return [(0, len(middle))]
             ranges = self._new_error_ranges(baseline, around[0], middle, around[1], path, code,
                                             field)
-            if ranges is None and strict and not python_ok(around[0] + middle + around[1],
-                                                           path, None):
+            program = around[0] + middle + around[1]
+            if ranges is None and strict and not python_ok(program, path, None):
                 return [(0, len(middle))]
+            if ranges is None and (importing or "import" in middle) and failing_imports(
+                    program, path, len(prefix), len(prefix) + len(middle)):
+                return [(0, len(middle))]  # ``from os import os``: ImportError when it runs
             return ranges
 
         round_cfg = cfg
@@ -184,7 +192,7 @@ class SpanDenoiser:
                 break
             work = [(tokens, r) for tokens, (_, r) in zip(refill.tokens, checked, strict=True)]
         if not good:
-            return SpanResult(None, "every candidate added a syntax error", merge_traces(traces))
+            return SpanResult(None, "every candidate broke the file", merge_traces(traces))
         known = dict(zip(fill.texts, fill.scores, strict=False))  # no scores: unranked
         tidy = {c: _without_blank_line(c, suffix, bad) for c in good}
         good = list(dict.fromkeys(tidy[c] for c in good))
@@ -252,6 +260,8 @@ class SpanDenoiser:
 
 
 _FIELD = frozenset({"interpolation"})
+_IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
+_IMPORT_HEAD = re.compile(r"[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b")  # typed up to a hole
 _BARE_NEWLINE = re.compile(r"(?<!\r)\n")
 # What decoding makes of byte tokens that end inside a character (half an emoji): never text
 # a user wrote, so a fill holding it is re-masked there, unless the file already holds one.

@@ -41,16 +41,24 @@ def test_the_projects_own_modules_are_found_beside_the_file(tmp_path):
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "helpers.py").write_text("__all__ = ['shout']\n\ndef shout(s):\n    return s\n\n"
+    (pkg / "helpers.py").write_text("import os\nfrom ._impl import *\n__all__ = ['shout']\n\n"
+                                    "def shout(s):\n    return s\n\n"
                                     "def whisper(s):\n    return s\n")
+    (pkg / "_impl.py").write_text("def hum(s):\n    return s\n\ndef _private(s):\n    pass\n")
     (pkg / "sub").mkdir()
     (pkg / "sub" / "__init__.py").write_text("VALUE = 1\n")
     (pkg / "sub" / "deep.py").write_text("")
     main_py = str(pkg / "main.py")
-    assert candidates("import ???\n\nhelpers.shout('x')\n", main_py) == ("helpers",)
-    # ``__all__`` says what a module gives: ``whisper`` is not in it
-    text = "from .helpers import ???\n\nshout(whisper('x'))\n"
-    assert candidates(text, main_py) == ("shout",)
+    # a script's folder is on ``sys.path`` when it runs; a package's is not
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "helpers.py").write_text("")
+    uses = "import ???\n\nhelpers.shout('x')\n"
+    assert candidates(uses, str(tmp_path / "tools" / "run.py")) == ("helpers",)
+    assert candidates(uses, main_py) == ()
+    # ``__all__`` is what a star import takes; ``from .helpers import whisper`` works too.
+    # ``hum`` comes from a star import; ``os`` is a module helpers imports for itself
+    text = "from .helpers import ???\n\nshout(whisper(hum(_private(os.sep))))\n"
+    assert candidates(text, main_py) == ("shout, whisper, hum", "shout", "whisper", "hum")
     text = "from pkg.sub import ???\n\nprint(VALUE, deep, other)\n"
     assert candidates(text, str(tmp_path / "run.py")) == ("VALUE, deep", "VALUE", "deep")
 

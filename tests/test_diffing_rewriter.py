@@ -215,7 +215,7 @@ def test_a_fill_keeps_a_file_that_python_parsed_parsable(engine, script, filled)
     if filled:
         assert p.text == text.replace("???", script)
     else:
-        assert res.reason == "every candidate added a syntax error"
+        assert res.reason == "every candidate broke the file"
     # where Python could not parse the file anyway, tree-sitter's verdict alone decides
     broken = text + "print(1\n"
     p, _ = rw.fill_holes(broken, "t.py")
@@ -614,3 +614,24 @@ def test_a_fill_in_code_stays_code(engine, text, at, says, written):
     end = cursor + 3 if at == "???" else cursor
     res = rw.denoise_span(text, cursor, end, "t.py")
     assert res.text == written
+
+
+@pytest.mark.parametrize(("text", "says", "written"), [
+    ("from os import ???\n", "os", None),  # ``os`` defines no ``os``: ImportError
+    ("from os import ???\n", "getcwd", "getcwd"),  # a name ``from posix import *`` binds
+    ("from os import path, ???\n", "sep, os", None),
+    ("import json.???\n", "nosuch", None),  # no such submodule
+    ("import json.???\n", "decoder", "decoder"),
+    ("def f(x):\n    ???\n    return dumps(x)\n", "from json import dumpz", None),
+    ("def f(x):\n    ???\n    return dumps(x)\n", "from json import dumps",
+     "from json import dumps"),
+    # a module not found here may be installed where the code runs: not judged
+    ("from remask_nosuch_pkg import ???\n", "thing", "thing"),
+])
+def test_a_fill_imports_only_what_its_module_defines(engine, text, says, written):
+    """A fill that imports a name its module does not define (the model's ``from os import
+    os``) fails when the file runs: refused, like a syntax error."""
+    tok = engine.tokenizer
+    rw = Rewriter(Engine(Scripted(tok, tok.encode(says))), RewriterConfig(rounds=0))
+    at = text.index("???")
+    assert rw.denoise_span(text, at, at + 3, "t.py").text == written
