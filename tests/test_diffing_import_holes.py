@@ -33,8 +33,12 @@ def test_from_import_takes_the_names_the_module_defines():
     # a compiled standard module is read by importing it; a name list in parentheses goes on
     text = "from math import (sqrt, ???)\n\nprint(pi * sqrt(2), floor(1.5))\n"
     assert candidates(text) == ("pi, floor", "pi", "floor")
-    # ``os`` binds ``path`` under an ``if``
-    assert candidates("from os import ???\n\nprint(path.join('a', 'b'))\n") == ("path",)
+    # ``os`` binds ``path`` under an ``if``, ``getcwd`` by ``from posix import *``, and
+    # imports ``sys`` for itself; ``os.path`` is the module ``os`` sets as it runs
+    text = "from os import ???\n\nprint(path.join(getcwd(), 'b'), sys.argv)\n"
+    assert candidates(text) == ("path, getcwd", "path", "getcwd")
+    text = "from os.path import ???\n\nprint(splitext(basename('a.b')))\n"
+    assert candidates(text) == ("splitext, basename", "splitext", "basename")
 
 
 def test_the_projects_own_modules_are_found_beside_the_file(tmp_path):
