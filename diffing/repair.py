@@ -36,6 +36,7 @@ _FOR = re.compile(r"\bfor\b")
 _ELSE_IF = re.compile(r"\belse[ \t]+if\b")
 _PRINT = re.compile(r"[ \t]*print([ \t]+)(?![(=.\[,:)])([^\n]*?)[ \t]*$")
 _FIRST_NAME = re.compile(r"[ \t]*[A-Za-z_]\w*")
+_NOT_NONE = re.compile(r"(\w+|[)\]}'\"])[ \t]+(not)[ \t]+None\b")  # ``if v not None``
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,13 @@ def _classic(body: str, head: str) -> list[tuple[int, int, str]]:
     out += [(m.start(), m.end(), "elif") for m in _ELSE_IF.finditer(body)]
     if head == "def" and "(" not in body and ":" in body:  # ``def f:``
         out.append((body.index(":"), body.index(":"), "()"))
+    # ``v not None`` is ``v is not None`` (after a keyword, ``not None`` is an expression);
+    # every one in the statement in one edit, as the caller takes one edit
+    nots = [m.start(2) for m in _NOT_NONE.finditer(body) if not keyword.iskeyword(m.group(1))]
+    if nots:
+        ends = [*nots[1:], nots[-1]]
+        out.append((nots[0], nots[-1], "".join(f"is {body[i:j]}" for i, j in
+                                              zip(nots, ends, strict=True))))
     m = _PRINT.match(body)  # Python 2's print statement
     if m:
         out.append((m.start(1), m.end(2), f"({m.group(2)})"))

@@ -141,6 +141,11 @@ def test_a_statement_cut_short_is_completed(tmp_path, capsys, line):
     ('print "hello"\n', 'print("hello")\n'),
     ("def f:\n    return 1\n", "def f():\n    return 1\n"),
     ("xs = [1,, 2]\n", "xs = [1, 2]\n"),  # the model made up a value to go between
+    # the model wrote `p`; `not None` after a keyword is left alone
+    ("def f(d):\n    return {k: v for k, v in d.items() if v not None}\n",
+     "def f(d):\n    return {k: v for k, v in d.items() if v is not None}\n"),
+    ("def f(a, b):\n    if a not None and b(0) not None or not None:\n        return 1\n",
+     "def f(a, b):\n    if a is not None and b(0) is not None or not None:\n        return 1\n"),
     # the next def was indented into the one left without a body
     ("def f(x):\n\ndef g():\n    return 2\n", "def f(x):\n    pass\n\ndef g():\n    return 2\n"),
 ])
