@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import replace
 
+from .binding_holes import binding_candidates
 from .edits import line_starts, word_char
 from .import_holes import import_candidates
 from .proposal import Span
@@ -40,7 +41,7 @@ def marker_spans(text: str, marker: str, path: str | None = None) -> list[Span]:
     for i in hits:  # prose, not a hole: ``print("what???")``, ``# TODO: ??? later``, a docstring
         if not doc.inside(i, i + len(marker), PROSE):
             spans.append(Span(i, i + len(marker), "hole", f"'{marker}' marker",
-                              import_candidates(text, i, i + len(marker), marker, path)))
+                              mechanical(text, i, i + len(marker), marker, path)))
     return spans
 
 
@@ -61,12 +62,24 @@ def cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool = True,
 
     A marker on its line, else an empty / pass / ... body it sits in, else (when
     ``rest_of_line``) the rest of its line; a blank line end counts either way. One that
-    ends an import's list carries the names the file reads unbound (:mod:`.import_holes`).
+    ends an import's list or is a binding's target carries the names the file reads unbound
+    (:func:`mechanical`).
     """
     hole = _cursor_hole(text, cursor, marker, rest_of_line)
     if hole is None:
         return None
-    return replace(hole, mechanical=import_candidates(text, hole.start, hole.end, marker, path))
+    return replace(hole, mechanical=mechanical(text, hole.start, hole.end, marker, path))
+
+
+def mechanical(text: str, start: int, end: int, marker: str,
+               path: str | None) -> tuple[str, ...]:
+    """What the file itself says a hole holds, as the hole's mechanical candidates.
+
+    The modules or names an import's list wants (:mod:`.import_holes`), the names a
+    binding's target wants (:mod:`.binding_holes`).
+    """
+    return import_candidates(text, start, end, marker, path) or \
+        binding_candidates(text, start, end, marker, path)
 
 
 def _cursor_hole(text: str, cursor: int, marker: str, rest_of_line: bool) -> Span | None:
