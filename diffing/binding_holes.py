@@ -40,6 +40,7 @@ def binding_candidates(text: str, start: int, end: int, marker: str,
                     and isinstance(n.ctx, ast.Load) and n.id in reads),
                    key=lambda n: (n.lineno, n.col_offset))
     names = list(dict.fromkeys(n.id for n in loads))
+    names.sort(key=lambda n: n not in ("self", "cls"))  # a method's own parameter goes first
     if several and len(names) > 1:
         return (", ".join(names), *names)
     return tuple(names)

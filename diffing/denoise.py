@@ -13,6 +13,7 @@ path reaches (:func:`.checks.faults`). The :class:`Rewriter`
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from remask.infill.sampler import SamplerConfig, StepTrace, Trace
 from .canvas import LINE_ROUND_STEPS
 from .checks import failing_imports, faults, merge_traces, python_ok
 from .config import RewriterConfig
+from .edits import parse_python
 from .indent import COPIED, indent_levels, reindented, starts_blank_line
 from .repair import balanced, line_ending
 from .syntax import PROSE, Document, new_errors, parse, placeholders
@@ -101,6 +103,12 @@ class SpanDenoiser:
         # a ``???`` in a program Python parses stands for one piece of it: its fill keeps to
         # the brackets around it (in one that does not, a fill may close what is left open)
         atom = strict and code and text[start:end] == marker
+        # and a ``???`` within a statement's line is part of that statement: a fill that adds
+        # statements (``??? = load()`` → ``data = f(x)\n        config``) is another program
+        rest = re.split(r"[\r\n]", suffix, maxsplit=1)[0].strip()  # old Mac OS's CR too
+        before = prefix[max(prefix.rfind("\n"), prefix.rfind("\r")) + 1:].strip()
+        inline = atom and bool(before or rest and not rest.startswith("#"))
+        statements = _statements(probe(text)) if inline else None
         field = code and prefix.endswith("{") and suffix.startswith("}") and \
             baseline.inside(start, end, _FIELD)  # the hole is an f-string's whole {???}
         cfg = sampler or self.config.sampler
@@ -119,6 +127,8 @@ class SpanDenoiser:
                                             field)
             program = around[0] + middle + around[1]
             if ranges is None and strict and not python_ok(program, path, None):
+                return [(0, len(middle))]
+            if ranges is None and inline and _statements(program) != statements:
                 return [(0, len(middle))]
             if ranges is None and (importing or "import" in middle) and failing_imports(
                     program, path, len(prefix), len(prefix) + len(middle)):
@@ -266,6 +276,14 @@ _BARE_NEWLINE = re.compile(r"(?<!\r)\n")
 # What decoding makes of byte tokens that end inside a character (half an emoji): never text
 # a user wrote, so a fill holding it is re-masked there, unless the file already holds one.
 _REPLACED = "\ufffd"
+
+
+def _statements(text: str) -> int | None:
+    """How many statements Python reads in ``text`` (None where it cannot parse it)."""
+    try:
+        return sum(isinstance(n, ast.stmt) for n in ast.walk(parse_python(text)))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
 
 
 def _in_code(doc: Document, start: int, end: int) -> bool:

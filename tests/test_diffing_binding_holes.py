@@ -18,6 +18,7 @@ def candidates(text: str) -> tuple[str, ...]:
     # parameters: all the names the body reads unbound, then each, by first read
     ("import math\n\ndef area(???):\n    return math.pi * r ** 2 + h\n", ("r, h", "r", "h")),
     ("def f(a, ???):\n    return a + b\n", ("b",)),
+    ("class C:\n    def f(???):\n        return x + self.y\n", ("self, x", "self", "x")),
     ("g = lambda ???: x + 1\n", ("x",)),
     # a loop's target, a comprehension's
     ("def t(rows):\n    s = 0\n    for ??? in rows:\n        s += price * qty\n    return s\n",

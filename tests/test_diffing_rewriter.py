@@ -596,6 +596,10 @@ def test_references_past_the_span_cap_are_renamed_without_the_model(engine):
     # another program; the rest of a line typed goes on closing what the line opened
     ("def f(g, a, b):\n    return g(???)\n", "???", "a).h(b", None),
     ("def f(g, a, b):\n    return g(a, \n", "g(a, ", "b)", "b)"),
+    # nor starts another statement; a line break inside brackets keeps to the one
+    ("def f(load):\n    ??? = load()\n    return config\n", "???", "x = 1\n    config", None),
+    ("def f(g, a, b):\n    return g(???)\n", "???", "a,\n             b",
+     "a,\n             b"),
     # a line of a statement that goes on below it may open what the lines below close
     ("def f(y):\n    ???\n            for x in y]\n", "???", "return [x", "return [x"),
     # typed inside a string or a comment, a line goes on as text
