@@ -12,6 +12,7 @@ targets all of them at once first (``x, y``), then each alone.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from .checks import unbound
@@ -19,11 +20,18 @@ from .edits import parse_python
 from .syntax import placeholders
 
 _HOLE = "_remask_binding_hole_"
+# what a binding's target has before it on its line, or after it: ``def f(``, ``for ``,
+# ``as ``, ``lambda ``; ``, `` / ``)`` in a parameter list, ``=`` or ``:`` after a target
+_BINDING_HEAD = re.compile(r"\b(?:def|for|as|lambda)\b")
+_BINDING_TAIL = re.compile(r"[ \t]*(?:[,):]|=(?!=))")
 
 
 def binding_candidates(text: str, start: int, end: int, marker: str,
                        path: str | None = None) -> tuple[str, ...]:
     """The texts for the hole text[start:end] if it is a binding's target, else ()."""
+    head = text[text.rfind("\n", 0, start) + 1:start]
+    if not _BINDING_HEAD.search(head) and not _BINDING_TAIL.match(text, end):
+        return ()  # no binding's shape on the line: no whole-file parse (a completion a key)
     probe = placeholders(text[:start] + _HOLE + text[end:], marker)
     try:
         tree = parse_python(probe)

@@ -97,8 +97,9 @@ class SpanDenoiser:
         def probe(t: str) -> str:  # every hole marker a name, so the parsers judge the rest
             return placeholders(t, marker)
 
-        baseline = before if before is not None else parse(probe(text), path)
-        strict = python_ok(probe(text), path, None)
+        probed = probe(text)
+        baseline = before if before is not None else parse(probed, path)
+        strict = python_ok(probed, path, None)
         code = _in_code(baseline, start, end)
         # a ``???`` in a program Python parses stands for one piece of it: its fill keeps to
         # the brackets around it (in one that does not, a fill may close what is left open)
@@ -108,7 +109,7 @@ class SpanDenoiser:
         rest = re.split(r"[\r\n]", suffix, maxsplit=1)[0].strip()  # old Mac OS's CR too
         before = prefix[max(prefix.rfind("\n"), prefix.rfind("\r")) + 1:].strip()
         inline = atom and bool(before or rest and not rest.startswith("#"))
-        statements = _statements(probe(text)) if inline else None
+        statements = _statements(probed) if inline else None
         field = code and prefix.endswith("{") and suffix.startswith("}") and \
             baseline.inside(start, end, _FIELD)  # the hole is an f-string's whole {???}
         cfg = sampler or self.config.sampler
